@@ -1,0 +1,18 @@
+"""Readable transcript lines for Tobot One Card (not written yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from croupier.v1.game_service_pb2 import GameView
+from croupier.v1.one_card_pb2 import OneCardEvent
+
+
+def describe_event(event: OneCardEvent, names: Sequence[str]) -> list[str]:
+    """Transcript lines for one event; `names` are the seats' display names."""
+    return [str(event).strip()] if event.ByteSize() else []
+
+
+def describe_table(view: GameView) -> str | None:
+    """A picture of the table printed after each move, or None."""
+    return None

@@ -1,0 +1,18 @@
+"""Readable transcript lines for Vampire Queen (not written yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from croupier.v1.game_service_pb2 import GameView
+from croupier.v1.vampire_queen_pb2 import VampireQueenEvent
+
+
+def describe_event(event: VampireQueenEvent, names: Sequence[str]) -> list[str]:
+    """Transcript lines for one event; `names` are the seats' display names."""
+    return [str(event).strip()] if event.ByteSize() else []
+
+
+def describe_table(view: GameView) -> str | None:
+    """A picture of the table printed after each move, or None."""
+    return None

@@ -1,0 +1,1 @@
+"""The rule engines: deterministic, free of I/O, one package per game (see engines/core)."""

@@ -1,0 +1,31 @@
+"""Card helpers shared by every game. Cards are small integers whose meaning each game defines;
+hands and piles are sequences of them (multisets where copies exist)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, MutableSequence, Sequence
+
+
+def holds_all(hand: Iterable[int], cards: Sequence[int]) -> bool:
+    """Whether `hand` contains every card of `cards`, copies counted."""
+    need = Counter(cards)
+    have = Counter(hand)
+    return all(have[card] >= count for card, count in need.items())
+
+
+def remove_cards(hand: MutableSequence[int], cards: Iterable[int]) -> None:
+    """Remove one copy of each card; the caller has checked `holds_all`."""
+    for card in cards:
+        hand.remove(card)
+
+
+def draw(pile: MutableSequence[int], count: int) -> list[int]:
+    """Take up to `count` cards from the top (the end) of a face-down pile."""
+    count = min(count, len(pile))
+    if count == 0:
+        return []
+    taken = list(pile[-count:])
+    del pile[-count:]
+    taken.reverse()
+    return taken

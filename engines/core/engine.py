@@ -1,0 +1,124 @@
+"""The interface every game engine implements, after OpenSpiel's `State` and boardgame.io's
+game declaration, with python-chess's single legality check.
+
+An engine is stateless: the game state is the game's `<Game>State` protobuf message, which the
+engine reads and, in `apply`, changes in place after validating. The same seed, options and
+move sequence always give a byte-identical state (C-2).
+
+Conventions every game's messages follow (so that the service stays generic):
+- `<Game>State` has `options` (field 1), `rng` (field 2, `RngState`) and `seats` (field 3).
+- `<Game>Move` and `<Game>Event` carry their variants in a oneof named `kind`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from google.protobuf.message import Message
+
+from croupier.v1.common_pb2 import GameResult
+from engines.core.errors import InvalidOptions
+
+O = TypeVar("O", bound=Message)  # options
+S = TypeVar("S", bound=Message)  # state
+V = TypeVar("V", bound=Message)  # view
+M = TypeVar("M", bound=Message)  # move
+E = TypeVar("E", bound=Message)  # event
+
+
+@dataclass(frozen=True, slots=True)
+class Emitted(Generic[E]):
+    """One event and who sees which version of it (C-4).
+
+    Seats named in `private` see their own version; every other seat and every spectator sees
+    `public` (nothing when it is None). Build both versions positively from what each audience
+    may know; never by deleting fields from the full event.
+    """
+
+    public: E | None
+    private: Mapping[int, E] = field(default_factory=dict)
+
+    def for_seat(self, seat: int | None) -> E | None:
+        if seat is not None:
+            own = self.private.get(seat)
+            if own is not None:
+                return own
+        return self.public
+
+
+@dataclass(frozen=True, slots=True)
+class Setup(Generic[O]):
+    """What a game was created from: enough, with the move log, to replay it."""
+
+    options: O
+    seats: int
+    seed: int
+
+
+class Engine(ABC, Generic[O, S, V, M, E]):
+    """One game's rules. Subclasses set the class attributes and implement the methods."""
+
+    game_id: ClassVar[str]
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    options_type: type[O]
+    state_type: type[S]
+    view_type: type[V]
+    move_type: type[M]
+    event_type: type[E]
+
+    @abstractmethod
+    def new_game(self, options: O, seats: int, seed: int) -> tuple[S, list[Emitted[E]]]:
+        """Set up a game (shuffle, deal, automatic setup steps); raise InvalidOptions for
+        options or a seat count the game does not accept."""
+
+    @abstractmethod
+    def active_seats(self, state: S) -> list[int]:
+        """The seats that may act now, in seat order, out-of-turn moves included; empty once
+        the game is over."""
+
+    @abstractmethod
+    def legal_moves(self, state: S, seat: int) -> list[M]:
+        """Every move `seat` may make now (validated by the same check `apply` uses)."""
+
+    @abstractmethod
+    def apply(self, state: S, seat: int, move: M) -> list[Emitted[E]]:
+        """Validate `move` for `seat` (raising MalformedMove or IllegalMove before anything
+        changes), then change `state` in place, run the automatic steps that follow (C-6), and
+        return the events in order."""
+
+    @abstractmethod
+    def view(self, state: S, seat: int | None) -> V:
+        """What `seat` may see (C-4), built from that alone; `None` is a spectator."""
+
+    @abstractmethod
+    def result(self, state: S) -> GameResult | None:
+        """The final result once the game is over, else None."""
+
+    def check_seats(self, seats: int) -> None:
+        if not self.min_seats <= seats <= self.max_seats:
+            raise InvalidOptions(
+                "seats",
+                f"{self.title} is played by {self.min_seats} to {self.max_seats} players,"
+                f" not {seats}",
+            )
+
+    def setup_of(self, state: S) -> Setup[O]:
+        s: Any = state
+        return Setup(options=s.options, seats=s.seats, seed=s.rng.seed)
+
+    def replay(self, setup: Setup[O], log: Iterable[tuple[int, M]]) -> S:
+        """The state reached from `setup` by applying the logged (seat, move) pairs."""
+        state, _ = self.new_game(setup.options, setup.seats, setup.seed)
+        for seat, move in log:
+            self.apply(state, seat, move)
+        return state
+
+    @staticmethod
+    def move_kind(move: Message) -> str:
+        """The name of the move's variant, for logs and transcripts."""
+        return move.WhichOneof("kind") or ""

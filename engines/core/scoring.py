@@ -1,0 +1,41 @@
+"""Placements and results (C-7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from croupier.v1.common_pb2 import GameResult, SeatResult
+
+
+def placements(keys: Sequence[Any]) -> list[int]:
+    """1-based placement of every seat given its sort key (smaller key is better).
+
+    Seats with equal keys share a placement; the next placement skips accordingly (1, 1, 3).
+    """
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
+def build_result(
+    scores: Sequence[int],
+    *,
+    lower_is_better: bool,
+    summary: str,
+    tie_break: Callable[[int], Any] | None = None,
+) -> GameResult:
+    """A result from per-seat scores; `tie_break(seat)` orders equal scores when the rules do
+    (smaller is better), otherwise equal scores share a placement."""
+
+    def key(seat: int) -> tuple[int, Any]:
+        score = scores[seat] if lower_is_better else -scores[seat]
+        return (score, tie_break(seat) if tie_break else 0)
+
+    places = placements([key(seat) for seat in range(len(scores))])
+    return GameResult(
+        seats=[
+            SeatResult(seat=seat, score=score, placement=place)
+            for seat, (score, place) in enumerate(zip(scores, places, strict=True))
+        ],
+        winners=[seat for seat, place in enumerate(places) if place == 1],
+        summary=summary,
+    )
