@@ -1,0 +1,56 @@
+# The two commands of the README: `make run` and `make test`. Both create the virtualenv, install
+# the project, and make sure a redis-server binary is on the PATH.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+
+.PHONY: run test install redis-server lint format proto check-generated clean
+
+run: install redis-server
+	$(BIN)/croupier-server --log-format console
+
+test: install redis-server lint
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# A real Redis for the default store and the tests: Debian's package when none is installed.
+redis-server:
+	@if command -v redis-server >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "redis-server not found: installing Debian's redis-server"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	else \
+		echo "redis-server is needed: install it (Debian/Ubuntu: apt-get install redis-server;"; \
+		echo "macOS: brew install redis) and run make again"; exit 1; \
+	fi; \
+	command -v redis-server >/dev/null 2>&1 || { echo "redis-server is still not on the PATH"; exit 1; }
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/buf lint protos
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# Regenerate the committed Python code of the API after editing protos/.
+proto: install
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python protos/generate.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,118 @@
+"""A thin typed client of GameService: one method per RPC, errors as `CroupierError`.
+
+with Croupier("localhost:50051") as croupier:
+    game = croupier.create(VampireQueenOptions(), seats=5, seed=7)
+    moves = croupier.legal_moves(game.name, game.seat_credentials[0])
+    croupier.apply(game.name, game.seat_credentials[0], moves[0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf.message import Message
+
+from croupier.errors import CroupierError
+from croupier.messages import game_of_options, wrap_move
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.game_service_pb2_grpc import GameServiceStub
+
+T = TypeVar("T")
+
+
+def _metadata(credential: str | None) -> list[tuple[str, str]]:
+    return [("authorization", f"Bearer {credential}")] if credential else []
+
+
+class Croupier:
+    """A synchronous client. `target` is `host:port`; `timeout` is each call's deadline."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        timeout: float | None = 10.0,
+        credentials: grpc.ChannelCredentials | None = None,
+    ) -> None:
+        self.channel = (
+            grpc.secure_channel(target, credentials)
+            if credentials
+            else grpc.insecure_channel(target)
+        )
+        self._stub = GameServiceStub(self.channel)
+        self.timeout = timeout
+
+    def _call(self, method: Callable[..., T], request: Message, credential: str | None) -> T:
+        try:
+            return method(request, metadata=_metadata(credential), timeout=self.timeout)
+        except grpc.RpcError as error:
+            raise CroupierError.from_rpc_error(error) from None
+
+    def create(
+        self,
+        options: Message,
+        seats: int,
+        *,
+        display_names: Sequence[str] = (),
+        seed: int | None = None,
+        request_id: str = "",
+    ) -> pb.CreateGameResponse:
+        request = pb.CreateGameRequest(
+            seats=seats, display_names=display_names, request_id=request_id
+        )
+        getattr(request, game_of_options(options)).CopyFrom(options)
+        if seed is not None:
+            request.seed = seed
+        response: pb.CreateGameResponse = self._call(self._stub.CreateGame, request, None)
+        return response
+
+    def get(self, name: str, credential: str | None = None) -> pb.GameView:
+        response: pb.GetGameResponse = self._call(
+            self._stub.GetGame, pb.GetGameRequest(name=name), credential
+        )
+        return response.view
+
+    def legal_moves(self, name: str, credential: str) -> list[pb.Move]:
+        response: pb.ListLegalMovesResponse = self._call(
+            self._stub.ListLegalMoves, pb.ListLegalMovesRequest(name=name), credential
+        )
+        return list(response.moves)
+
+    def apply(
+        self, name: str, credential: str, move: Message, *, etag: str = "", request_id: str = ""
+    ) -> pb.ApplyMoveResponse:
+        """Apply `move` (a `Move`, or a game's own move message) for the credential's seat."""
+        request = pb.ApplyMoveRequest(
+            name=name, move=wrap_move(move), etag=etag, request_id=request_id
+        )
+        response: pb.ApplyMoveResponse = self._call(self._stub.ApplyMove, request, credential)
+        return response
+
+    def watch(self, name: str, credential: str | None = None) -> Iterator[pb.WatchGameResponse]:
+        """The view now, then after every move, until the game ends (no deadline)."""
+        stream: Any = self._stub.WatchGame(
+            pb.WatchGameRequest(name=name), metadata=_metadata(credential)
+        )
+        try:
+            yield from stream
+        except grpc.RpcError as error:
+            raise CroupierError.from_rpc_error(error) from None
+        finally:
+            stream.cancel()
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> Croupier:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,109 @@
+"""Start a `croupier-server` process on a free loopback port, for tools and tests that are given
+no target."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from types import TracebackType
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_serving(target: str, timeout: float = 20.0) -> None:
+    """Block until the server at `target` reports SERVING through the health protocol."""
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no server became healthy at {target}")
+            time.sleep(0.05)
+
+
+class LocalServer:
+    """`with LocalServer() as server: server.target` — a real server process for the block.
+
+    Without `redis_url` the server picks its default store (a private redis-server child when
+    the binary is installed, else memory)."""
+
+    def __init__(
+        self,
+        redis_url: str | None = None,
+        *,
+        extra_args: tuple[str, ...] = (),
+        log_level: str = "warning",
+        env: dict[str, str] | None = None,
+        stderr: int | None = subprocess.DEVNULL,
+    ) -> None:
+        self.port = free_port()
+        self.target = f"127.0.0.1:{self.port}"
+        args = [
+            sys.executable,
+            "-m",
+            "service.main",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+        ]
+        args += ["--log-level", log_level, *extra_args]
+        if redis_url:
+            args += ["--redis-url", redis_url]
+        self.args = args
+        self.env = {**os.environ, **(env or {})}
+        self.stderr = stderr
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 20.0) -> LocalServer:
+        self.process = subprocess.Popen(
+            self.args, env=self.env, stdout=subprocess.DEVNULL, stderr=self.stderr
+        )
+        try:
+            wait_serving(self.target, timeout)
+        except TimeoutError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self, timeout: float = 15.0) -> int | None:
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        code = self.process.returncode
+        self.process = None
+        return code
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,1 @@
+"""The gRPC service: server, servicer, stores, credentials, views, errors and logging."""

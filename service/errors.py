@@ -1,0 +1,136 @@
+"""Every error the service returns, mapped to a `google.rpc.Status` in one place.
+
+Each carries a stable machine-readable reason (`ErrorInfo.reason`, domain `croupier.v1`) and a
+message a person can act on; move refusals also name the rule id in a `PreconditionFailure`.
+The catalogue of reasons is documented in docs/api.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import grpc
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+DOMAIN = "croupier.v1"
+
+
+@dataclass
+class ServiceError(Exception):
+    """An error to return to the caller as a gRPC status."""
+
+    code: grpc.StatusCode
+    reason: str
+    message: str
+    metadata: dict[str, str] = field(default_factory=dict)
+    details: list[Message] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{self.code.name} {self.reason}: {self.message}"
+
+    def to_status(self) -> grpc.Status:
+        info = error_details_pb2.ErrorInfo(
+            reason=self.reason, domain=DOMAIN, metadata=self.metadata
+        )
+        packed = []
+        for detail in [info, *self.details]:
+            wrapper = any_pb2.Any()
+            wrapper.Pack(detail)
+            packed.append(wrapper)
+        status = status_pb2.Status(
+            code=getattr(code_pb2, self.code.name), message=self.message, details=packed
+        )
+        return rpc_status.to_status(status)
+
+
+def invalid_argument(reason: str, field_name: str, message: str) -> ServiceError:
+    violation = error_details_pb2.BadRequest.FieldViolation(field=field_name, description=message)
+    return ServiceError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        reason,
+        message,
+        metadata={"field": field_name},
+        details=[error_details_pb2.BadRequest(field_violations=[violation])],
+    )
+
+
+def illegal_move(rule_id: str, message: str) -> ServiceError:
+    violation = error_details_pb2.PreconditionFailure.Violation(
+        type=rule_id, subject="move", description=message
+    )
+    return ServiceError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "ILLEGAL_MOVE",
+        f"{rule_id}: {message}",
+        metadata={"rule_id": rule_id},
+        details=[error_details_pb2.PreconditionFailure(violations=[violation])],
+    )
+
+
+def game_not_found(name: str) -> ServiceError:
+    return ServiceError(grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND", f"no game named {name!r}")
+
+
+def credential_missing() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.UNAUTHENTICATED,
+        "CREDENTIAL_MISSING",
+        "this call needs a seat credential in the metadata: 'authorization: Bearer <credential>'",
+    )
+
+
+def credential_malformed() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.UNAUTHENTICATED,
+        "CREDENTIAL_MALFORMED",
+        "the authorization metadata must be 'Bearer <credential>' with a credential from"
+        " CreateGame",
+    )
+
+
+def credential_rejected() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.PERMISSION_DENIED,
+        "CREDENTIAL_REJECTED",
+        "the credential is not one of this game's seat credentials",
+    )
+
+
+def etag_mismatch(current: str) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.ABORTED,
+        "ETAG_MISMATCH",
+        "the game has changed since that etag; read it again and retry",
+        metadata={"current_etag": current},
+    )
+
+
+def request_id_reused() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.ALREADY_EXISTS,
+        "REQUEST_ID_REUSED",
+        "this request_id was already used for a different request",
+    )
+
+
+def contention() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.ABORTED,
+        "CONTENTION",
+        "too many concurrent moves on this game; retry",
+    )
+
+
+def store_unavailable(detail: str) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.UNAVAILABLE,
+        "STORE_UNAVAILABLE",
+        f"the game store cannot be reached ({detail}); retry later",
+    )
+
+
+def internal() -> ServiceError:
+    return ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error; it has been logged")

@@ -1,0 +1,115 @@
+"""Between the wire and the engines: packs a game's own messages into the generic ones
+(`Move`, `Event`, `GameView`, `StoredGame`) and builds each caller's redacted view.
+
+The oneof members of the generic messages are named by game id, so this module needs no
+knowledge of any particular game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from croupier.v1.game_service_pb2 import Event, GameView, Move
+from croupier.v1.storage_pb2 import AudiencedEvent, PrivateEvent, StoredGame
+
+from engines.core.engine import Emitted
+from engines.registry import GAMES, AnyEngine
+
+NAME_PREFIX = "games/"
+
+
+def game_name(game_id: str) -> str:
+    return NAME_PREFIX + game_id
+
+
+def etag_of(version: int) -> str:
+    return str(version)
+
+
+@dataclass(slots=True)
+class LoadedGame:
+    """A stored game decoded for one request."""
+
+    game_id: str
+    version: int
+    stored: StoredGame
+    engine: AnyEngine
+    state: Any
+
+    @classmethod
+    def decode(cls, game_id: str, version: int, data: bytes) -> LoadedGame:
+        stored = StoredGame.FromString(data)
+        engine = GAMES[stored.game_type]
+        return cls(game_id, version, stored, engine, getattr(stored, stored.game_type))
+
+    @property
+    def etag(self) -> str:
+        return etag_of(self.version)
+
+    def view(self, seat: int | None, version: int | None = None) -> GameView:
+        engine, state = self.engine, self.state
+        view = GameView(
+            name=game_name(self.game_id),
+            game_type=engine.game_id,
+            etag=etag_of(self.version if version is None else version),
+            seats=state.seats,
+            display_names=self.stored.display_names,
+            active_seats=engine.active_seats(state),
+            move_count=self.stored.move_count,
+        )
+        if seat is not None:
+            view.viewer_seat = seat
+        result = engine.result(state)
+        if result is not None:
+            view.result.CopyFrom(result)
+        getattr(view, engine.game_id).CopyFrom(engine.view(state, seat))
+        return view
+
+    def unwrap_move(self, move: Move) -> Any | None:
+        """The game's own move, or None when `move` is not a move of this game."""
+        if move.WhichOneof("game") != self.engine.game_id:
+            return None
+        return getattr(move, self.engine.game_id)
+
+    def wrap_move(self, move: Any) -> Move:
+        wrapped = Move()
+        getattr(wrapped, self.engine.game_id).CopyFrom(move)
+        return wrapped
+
+    def wrap_event(self, event: Any) -> Event:
+        wrapped = Event()
+        getattr(wrapped, self.engine.game_id).CopyFrom(event)
+        return wrapped
+
+    def events_for(self, emitted: Sequence[Emitted[Any]], seat: int | None) -> list[Event]:
+        events = []
+        for item in emitted:
+            event = item.for_seat(seat)
+            if event is not None:
+                events.append(self.wrap_event(event))
+        return events
+
+    def audienced(self, emitted: Sequence[Emitted[Any]]) -> list[AudiencedEvent]:
+        out = []
+        for item in emitted:
+            entry = AudiencedEvent()
+            if item.public is not None:
+                entry.public.CopyFrom(self.wrap_event(item.public))
+            for seat, event in sorted(item.private.items()):
+                entry.private.append(PrivateEvent(seat=seat, event=self.wrap_event(event)))
+            out.append(entry)
+        return out
+
+
+def events_from_notification(entries: Sequence[AudiencedEvent], seat: int | None) -> list[Event]:
+    """The events of a published move as `seat` may see them."""
+    events = []
+    for entry in entries:
+        own = next((p.event for p in entry.private if p.seat == seat), None)
+        if own is not None:
+            events.append(own)
+        elif entry.HasField("public"):
+            events.append(entry.public)
+    return events

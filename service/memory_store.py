@@ -1,0 +1,98 @@
+"""An in-process store with the same behaviour as the Redis store, for a single server process
+started without Redis. Expiry is checked lazily when a game is read."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from service import keys
+from service.fanout import Fanout, iterate
+from service.store import Commit, Snapshot
+
+
+@dataclass
+class _Game:
+    version: int
+    data: bytes
+    expires_at: float
+    log: list[bytes] = field(default_factory=list)
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self._games: dict[str, _Game] = {}
+        self._records: dict[str, tuple[bytes, float]] = {}
+        self._fanout = Fanout()
+
+    def _game(self, game_id: str) -> _Game | None:
+        game = self._games.get(game_id)
+        if game is not None and game.expires_at <= time.monotonic():
+            del self._games[game_id]
+            return None
+        return game
+
+    def _record(self, key: str) -> bytes | None:
+        entry = self._records.get(key)
+        if entry is None:
+            return None
+        if entry[1] <= time.monotonic():
+            del self._records[key]
+            return None
+        return entry[0]
+
+    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
+        game = self._game(game_id)
+        if game is None:
+            return None
+        record = self._record(keys.request(game_id, request_id)) if request_id else None
+        return Snapshot(game.version, game.data, record)
+
+    async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
+        self._games[game_id] = _Game(1, data, time.monotonic() + ttl_seconds)
+
+    async def commit(self, commit: Commit) -> bool:
+        game = self._game(commit.game_id)
+        if game is None or game.version != commit.expected_version:
+            return False
+        game.version += 1
+        game.data = commit.data
+        game.log.append(commit.log_entry)
+        game.expires_at = time.monotonic() + commit.ttl_seconds
+        if commit.request_id is not None and commit.record is not None:
+            key = keys.request(commit.game_id, commit.request_id)
+            self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
+        self._fanout.publish(keys.channel(commit.game_id), commit.notification)
+        return True
+
+    async def read_log(self, game_id: str) -> list[bytes]:
+        game = self._game(game_id)
+        return list(game.log) if game else []
+
+    async def get_create_record(self, request_id: str) -> bytes | None:
+        return self._record(keys.create_request(request_id))
+
+    async def put_create_record(self, request_id: str, record: bytes, ttl_seconds: int) -> bytes:
+        key = keys.create_request(request_id)
+        existing = self._record(key)
+        if existing is not None:
+            return existing
+        self._records[key] = (record, time.monotonic() + ttl_seconds)
+        return record
+
+    @asynccontextmanager
+    async def watch(self, game_id: str) -> AsyncIterator[AsyncIterator[bytes]]:
+        channel = keys.channel(game_id)
+        queue, _ = self._fanout.add(channel)
+        try:
+            yield iterate(queue)
+        finally:
+            self._fanout.remove(channel, queue)
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        self._games.clear()

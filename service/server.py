@@ -1,0 +1,109 @@
+"""Builds the gRPC server (GameService, health, reflection) and runs it until SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from dataclasses import dataclass
+
+import grpc
+import structlog
+from croupier.v1 import game_service_pb2, game_service_pb2_grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from service.config import Settings
+from service.servicer import GameService
+from service.store import Store
+
+log = structlog.get_logger("croupier.server")
+
+SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+MAX_MESSAGE_BYTES = 1024 * 1024
+HEALTH_INTERVAL_SECONDS = 1.0
+
+
+@dataclass
+class Running:
+    """A started server and what belongs to it."""
+
+    server: grpc.aio.Server
+    port: int
+    health: HealthServicer
+    store: Store
+    _monitor: asyncio.Task[None] | None = None
+
+    async def stop(self, grace: float) -> None:
+        """NOT_SERVING first, so balancers stop sending; then let in-flight calls finish."""
+        await self.health.enter_graceful_shutdown()
+        if self._monitor is not None:
+            self._monitor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._monitor
+        await self.server.stop(grace)
+
+
+async def start(settings: Settings, store: Store) -> Running:
+    """Start serving on settings.host:settings.port (port 0: a free port)."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameService(store, settings), server)
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        [
+            SERVICE_NAME,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ],
+        server,
+    )
+    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    await server.start()
+    running = Running(server, port, health, store)
+    await _set_health(health, await store.ping())
+    running._monitor = asyncio.create_task(_monitor_store(health, store))
+    log.info("listening", port=port)
+    return running
+
+
+async def _set_health(health: HealthServicer, serving: bool) -> None:
+    status = (
+        health_pb2.HealthCheckResponse.SERVING
+        if serving
+        else health_pb2.HealthCheckResponse.NOT_SERVING
+    )
+    await health.set("", status)
+    await health.set(SERVICE_NAME, status)
+
+
+async def _monitor_store(health: HealthServicer, store: Store) -> None:
+    """Health follows the store: NOT_SERVING while it cannot be reached."""
+    serving = True
+    while True:
+        await asyncio.sleep(HEALTH_INTERVAL_SECONDS)
+        ok = await store.ping()
+        if ok != serving:
+            serving = ok
+            log.warning("store_health", serving=ok)
+            await _set_health(health, ok)
+
+
+async def serve(settings: Settings, store: Store) -> None:
+    """Run until SIGTERM or SIGINT, then drain."""
+    running = await start(settings, store)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("draining", grace_seconds=settings.grace_seconds)
+    await running.stop(settings.grace_seconds)
+    log.info("stopped")

@@ -1,0 +1,392 @@
+"""The GameService implementation: request validation, credentials, the read-validate-write
+loop of a move, and the watch streams. Rules live in the engines; storage in the store."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1 import game_service_pb2_grpc
+from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
+
+from engines.core import rng
+from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
+from engines.registry import GAMES
+from service import auth, errors
+from service.config import Settings
+from service.games import LoadedGame, events_from_notification, game_name
+from service.store import Commit, Store, StoreUnavailable
+
+log = structlog.get_logger("croupier.rpc")
+
+_ID = re.compile(r"^[0-9a-f]{24}$")
+MAX_REQUEST_ID = 128
+MAX_DISPLAY_NAME = 64
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+@dataclass(slots=True)
+class CallLog:
+    """What the one log line of a call says, filled in as the call proceeds."""
+
+    rpc: str
+    game: str | None = None
+    game_type: str | None = None
+    seat: int | None = None
+    move: str | None = None
+    outcome: str = "CANCELLED"
+    reason: str | None = None
+
+    def emit(self, started: float) -> None:
+        fields = {
+            k: v
+            for k, v in {
+                "game": self.game,
+                "game_type": self.game_type,
+                "seat": self.seat,
+                "move": self.move,
+                "reason": self.reason,
+            }.items()
+            if v is not None
+        }
+        log.info(
+            "rpc",
+            rpc=self.rpc,
+            outcome=self.outcome,
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            **fields,
+        )
+
+
+def _to_service_error(exc: Exception) -> errors.ServiceError:
+    if isinstance(exc, errors.ServiceError):
+        return exc
+    if isinstance(exc, StoreUnavailable):
+        return errors.store_unavailable(str(exc))
+    log.exception("unexpected_error", error=type(exc).__name__)
+    return errors.internal()
+
+
+def unary(
+    handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], Awaitable[Resp]],
+) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
+    """Times the call, maps every exception to a status, and logs one line."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
+        call = CallLog(handler.__name__)
+        started = time.perf_counter()
+        try:
+            response = await handler(self, request, context, call)
+            call.outcome = "OK"
+            return response
+        except Exception as exc:
+            error = _to_service_error(exc)
+            call.outcome, call.reason = error.code.name, error.reason
+            await context.abort_with_status(error.to_status())
+            raise  # not reached: abort raises
+        finally:
+            call.emit(started)
+
+    return wrapper
+
+
+def streaming(
+    handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], AsyncIterator[Resp]],
+) -> Callable[[Any, Req, grpc.aio.ServicerContext], AsyncIterator[Resp]]:
+    @functools.wraps(handler)
+    async def wrapper(
+        self: Any, request: Req, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Resp]:
+        call = CallLog(handler.__name__)
+        started = time.perf_counter()
+        try:
+            async for item in handler(self, request, context, call):
+                yield item
+            call.outcome = "OK"
+        except Exception as exc:
+            error = _to_service_error(exc)
+            call.outcome, call.reason = error.code.name, error.reason
+            await context.abort_with_status(error.to_status())
+        finally:
+            call.emit(started)
+
+    return wrapper
+
+
+def _game_id(name: str) -> str:
+    game_id = name.removeprefix("games/")
+    if not name.startswith("games/") or not _ID.match(game_id):
+        raise errors.invalid_argument(
+            "INVALID_NAME", "name", "a game name looks like 'games/<24 hex digits>'"
+        )
+    return game_id
+
+
+def _check_request_id(request_id: str) -> None:
+    if len(request_id) > MAX_REQUEST_ID or not request_id.isprintable():
+        raise errors.invalid_argument(
+            "INVALID_REQUEST_ID",
+            "request_id",
+            f"request_id must be printable and at most {MAX_REQUEST_ID} characters",
+        )
+
+
+def _digest(*parts: bytes) -> bytes:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(4, "big"))
+        h.update(part)
+    return h.digest()
+
+
+class GameService(game_service_pb2_grpc.GameServiceServicer):
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self._store = store
+        self._settings = settings
+
+    async def _load(
+        self, game_id: str, call: CallLog, request_id: str | None = None
+    ) -> tuple[LoadedGame, bytes | None]:
+        snapshot = await self._store.load(game_id, request_id)
+        if snapshot is None:
+            raise errors.game_not_found(game_name(game_id))
+        game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+        call.game_type = game.engine.game_id
+        return game, snapshot.record
+
+    @staticmethod
+    def _seat(
+        game: LoadedGame, context: grpc.aio.ServicerContext, call: CallLog, *, required: bool
+    ) -> int | None:
+        credential = auth.bearer(context.invocation_metadata())
+        if credential is None:
+            if required:
+                raise errors.credential_missing()
+            return None
+        seat = auth.seat_of(credential, game.stored.credential_hashes)
+        call.seat = seat
+        return seat
+
+    @unary
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.CreateGameResponse:
+        game_type = request.WhichOneof("options")
+        if game_type is None:
+            raise errors.invalid_argument(
+                "GAME_TYPE_MISSING", "options", "set the options of one game: " + ", ".join(GAMES)
+            )
+        call.game_type = game_type
+        engine = GAMES[game_type]
+        names = list(request.display_names)
+        if names and len(names) != request.seats:
+            raise errors.invalid_argument(
+                "INVALID_DISPLAY_NAMES", "display_names", "give one display name per seat, or none"
+            )
+        if any(len(n) > MAX_DISPLAY_NAME or not n.isprintable() for n in names):
+            raise errors.invalid_argument(
+                "INVALID_DISPLAY_NAMES",
+                "display_names",
+                f"display names are printable and at most {MAX_DISPLAY_NAME} characters",
+            )
+        _check_request_id(request.request_id)
+        digest = _digest(request.SerializeToString(deterministic=True))
+        if request.request_id:
+            kept = await self._store.get_create_record(request.request_id)
+            if kept is not None:
+                return self._replayed_create(kept, digest, call)
+
+        seed = request.seed if request.HasField("seed") else rng.new_seed()
+        try:
+            engine.check_seats(request.seats)
+            state, _ = engine.new_game(getattr(request, game_type), request.seats, seed)
+        except InvalidOptions as exc:
+            raise errors.invalid_argument("INVALID_OPTIONS", exc.field, exc.message) from exc
+        credentials = [auth.new_credential() for _ in range(request.seats)]
+        stored = StoredGame(
+            game_type=game_type,
+            display_names=names or [""] * request.seats,
+            credential_hashes=[auth.credential_hash(c) for c in credentials],
+        )
+        getattr(stored, game_type).CopyFrom(state)
+        game_id = secrets.token_hex(12)
+        call.game = game_id
+        await self._store.create(
+            game_id, stored.SerializeToString(), self._settings.game_ttl_seconds
+        )
+        game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
+        response = pb.CreateGameResponse(
+            name=game_name(game_id),
+            etag=game.etag,
+            seat_credentials=credentials,
+            view=game.view(None),
+        )
+        if request.request_id:
+            record = IdempotencyRecord(request_digest=digest, response=response.SerializeToString())
+            kept = await self._store.put_create_record(
+                request.request_id,
+                record.SerializeToString(),
+                self._settings.create_request_ttl_seconds,
+            )
+            return self._replayed_create(kept, digest, call)
+        return response
+
+    @staticmethod
+    def _replayed_create(kept: bytes, digest: bytes, call: CallLog) -> pb.CreateGameResponse:
+        record = IdempotencyRecord.FromString(kept)
+        if record.request_digest != digest:
+            raise errors.request_id_reused()
+        response = pb.CreateGameResponse.FromString(record.response)
+        call.game = response.name.removeprefix("games/")
+        return response
+
+    @unary
+    async def GetGame(
+        self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.GetGameResponse:
+        call.game = game_id = _game_id(request.name)
+        game, _ = await self._load(game_id, call)
+        seat = self._seat(game, context, call, required=False)
+        return pb.GetGameResponse(view=game.view(seat))
+
+    @unary
+    async def ListLegalMoves(
+        self, request: pb.ListLegalMovesRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.ListLegalMovesResponse:
+        call.game = game_id = _game_id(request.name)
+        game, _ = await self._load(game_id, call)
+        seat = self._seat(game, context, call, required=True)
+        assert seat is not None
+        moves = game.engine.legal_moves(game.state, seat)
+        return pb.ListLegalMovesResponse(
+            moves=[game.wrap_move(m) for m in moves], etag=game.etag, seat=seat
+        )
+
+    @unary
+    async def ApplyMove(
+        self, request: pb.ApplyMoveRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.ApplyMoveResponse:
+        call.game = game_id = _game_id(request.name)
+        _check_request_id(request.request_id)
+        request_id = request.request_id or None
+        for _ in range(self._settings.max_commit_attempts):
+            game, kept = await self._load(game_id, call, request_id)
+            seat = self._seat(game, context, call, required=True)
+            assert seat is not None
+            digest = _digest(
+                seat.to_bytes(2, "big"), request.move.SerializeToString(deterministic=True)
+            )
+            if kept is not None:
+                record = IdempotencyRecord.FromString(kept)
+                if record.request_digest != digest:
+                    raise errors.request_id_reused()
+                return pb.ApplyMoveResponse.FromString(record.response)
+            if request.etag and request.etag != game.etag:
+                raise errors.etag_mismatch(game.etag)
+            response, commit = self._play(game, seat, request, digest, call)
+            if await self._store.commit(commit):
+                return response
+            if request.etag:
+                raise errors.etag_mismatch("")
+            # Another move landed first: validate this one again against the new state.
+        raise errors.contention()
+
+    def _play(
+        self,
+        game: LoadedGame,
+        seat: int,
+        request: pb.ApplyMoveRequest,
+        digest: bytes,
+        call: CallLog,
+    ) -> tuple[pb.ApplyMoveResponse, Commit]:
+        """Apply the move to the loaded game; the response and the write that records it."""
+        move = game.unwrap_move(request.move)
+        if move is None:
+            raise errors.invalid_argument(
+                "MOVE_GAME_MISMATCH",
+                "move",
+                f"this game is {game.engine.game_id!r}: set move.{game.engine.game_id}",
+            )
+        call.move = game.engine.move_kind(move) or None
+        try:
+            emitted = game.engine.apply(game.state, seat, move)
+        except IllegalMove as exc:
+            raise errors.illegal_move(exc.rule_id, exc.message) from exc
+        except MalformedMove as exc:
+            raise errors.invalid_argument(
+                "MALFORMED_MOVE", f"move.{game.engine.game_id}.{exc.field}", exc.message
+            ) from exc
+        expected = game.version
+        game.version += 1
+        game.stored.move_count += 1
+        response = pb.ApplyMoveResponse(
+            etag=game.etag, events=game.events_for(emitted, seat), view=game.view(seat)
+        )
+        over = game.engine.result(game.state) is not None
+        data = game.stored.SerializeToString()
+        notification = MoveNotification(
+            version=game.version, game=game.stored, events=game.audienced(emitted)
+        )
+        record = None
+        if request.request_id:
+            record = IdempotencyRecord(
+                request_digest=digest, response=response.SerializeToString()
+            ).SerializeToString()
+        commit = Commit(
+            game_id=game.game_id,
+            expected_version=expected,
+            data=data,
+            log_entry=LoggedMove(seat=seat, move=request.move).SerializeToString(),
+            notification=notification.SerializeToString(),
+            ttl_seconds=self._settings.finished_ttl_seconds
+            if over
+            else self._settings.game_ttl_seconds,
+            request_id=request.request_id or None,
+            record=record,
+            record_ttl_seconds=self._settings.request_ttl_seconds,
+        )
+        return response, commit
+
+    @streaming
+    async def WatchGame(
+        self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        call.game = game_id = _game_id(request.name)
+        async with self._store.watch(game_id) as notifications:
+            game, _ = await self._load(game_id, call)
+            seat = self._seat(game, context, call, required=False)
+            yield pb.WatchGameResponse(view=game.view(seat))
+            version = game.version
+            over = game.engine.result(game.state) is not None
+            async for payload in notifications:
+                if over:
+                    break
+                note = MoveNotification.FromString(payload)
+                if note.version <= version:
+                    continue
+                version = note.version
+                game = LoadedGame(
+                    game_id,
+                    version,
+                    note.game,
+                    game.engine,
+                    getattr(note.game, note.game.game_type),
+                )
+                yield pb.WatchGameResponse(
+                    view=game.view(seat), events=events_from_notification(note.events, seat)
+                )
+                over = game.engine.result(game.state) is not None
+                if over:
+                    break

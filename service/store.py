@@ -1,0 +1,69 @@
+"""The game store interface: one value per game with a version, compared and set atomically
+together with the move log, the idempotency record and the watchers' notification.
+
+Implementations: `service.redis_store.RedisStore` (production, any number of replicas) and
+`service.memory_store.MemoryStore` (one process only, for running without Redis).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be reached or did not answer in time."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A game as read from the store."""
+
+    version: int
+    data: bytes  # a serialized StoredGame
+    record: bytes | None  # the idempotency record under the request id asked for, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """Everything one applied move writes, in one atomic step."""
+
+    game_id: str
+    expected_version: int
+    data: bytes  # the new serialized StoredGame
+    log_entry: bytes  # a serialized LoggedMove
+    notification: bytes  # a serialized MoveNotification for the game's channel
+    ttl_seconds: int  # the game's keys expire after this long without a move
+    request_id: str | None = None
+    record: bytes | None = None  # a serialized IdempotencyRecord
+    record_ttl_seconds: int = 0
+
+
+class Store(Protocol):
+    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
+        """The game (and the record of `request_id`), in one round trip; None if absent."""
+
+    async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
+        """Store a new game at version 1."""
+
+    async def commit(self, commit: Commit) -> bool:
+        """Write the move if the game is still at `expected_version`; False if it is not."""
+
+    async def read_log(self, game_id: str) -> list[bytes]:
+        """The game's move log, oldest first."""
+
+    async def get_create_record(self, request_id: str) -> bytes | None:
+        """The record kept for a CreateGame request id."""
+
+    async def put_create_record(self, request_id: str, record: bytes, ttl_seconds: int) -> bytes:
+        """Keep `record` unless one exists; return the record that is kept."""
+
+    def watch(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[bytes]]:
+        """Subscribe to the game's notifications (serialized MoveNotification messages)."""
+
+    async def ping(self) -> bool:
+        """Whether the store answers."""
+
+    async def close(self) -> None: ...

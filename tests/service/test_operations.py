@@ -1,0 +1,97 @@
+"""Health, reflection, logs, credentials and graceful shutdown of a real server process."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import grpc
+import redis
+from croupier.client import Croupier
+from croupier.local import LocalServer
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+
+from service import keys
+from service.embedded_redis import EmbeddedRedis
+from tests.service.helpers import create, game_id
+
+
+def test_health_reports_serving(server_a: LocalServer) -> None:
+    with grpc.insecure_channel(server_a.target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        for service in ("", "croupier.v1.GameService"):
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_reflection_lists_the_services(server_a: LocalServer) -> None:
+    with grpc.insecure_channel(server_a.target) as channel:
+        database = ProtoReflectionDescriptorDatabase(channel)
+        services = set(database.get_services())
+    assert {"croupier.v1.GameService", "grpc.health.v1.Health"} <= services
+
+
+def test_credentials_are_random_and_never_shown_again(
+    client: Croupier, redis_client: redis.Redis
+) -> None:
+    game = create(client, "vampire_queen", 5, seed=3)
+    credentials = list(game.seat_credentials)
+    assert len(set(credentials)) == 5
+    assert all(len(c) >= 32 for c in credentials)  # 192 random bits, base64url
+    stored = redis_client.hget(keys.game(game_id(game.name)), "s") or b""
+    for seat, credential in enumerate(credentials):
+        view = client.get(game.name, credential)
+        assert view.viewer_seat == seat
+        assert credential.encode() not in view.SerializeToString()
+        assert credential.encode() not in stored
+
+
+def test_one_json_log_line_per_request_without_credentials(
+    client: Croupier, server_log: Path
+) -> None:
+    game = create(client, "vampire_queen", 3, seed=4)
+    seat = game.view.active_seats[0]
+    move = client.legal_moves(game.name, game.seat_credentials[seat])[0]
+    client.apply(game.name, game.seat_credentials[seat], move)
+    time.sleep(0.2)
+    text = server_log.read_text()
+    for credential in game.seat_credentials:
+        assert credential not in text
+    lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    applied = [
+        line for line in lines
+        if line.get("rpc") == "ApplyMove" and line.get("game") == game_id(game.name)
+    ]  # fmt: skip
+    assert len(applied) == 1
+    (line,) = applied
+    assert line["outcome"] == "OK"
+    assert line["seat"] == seat
+    assert line["game_type"] == "vampire_queen"
+    assert line["move"]
+    assert isinstance(line["latency_ms"], float)
+
+
+def test_sigterm_drains_and_exits_cleanly(tmp_path: Path) -> None:
+    log_path = tmp_path / "server.log"
+    with EmbeddedRedis() as store, log_path.open("wb") as log:
+        server = LocalServer(store.url, log_level="info", stderr=log.fileno()).start()
+        assert server.process is not None
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            code = server.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.stop()
+            raise
+    assert code == 0
+    events = [
+        json.loads(line).get("event")
+        for line in log_path.read_text().splitlines()
+        if line.startswith("{")
+    ]
+    assert events.index("draining") < events.index("stopped")
