@@ -1,79 +1,113 @@
-"""Server settings, from command-line flags with environment variables as defaults."""
+"""Server settings: every setting is a flag with an environment variable as its default.
+
+`croupier-server --help` lists them; docs and README name the same flags and variables.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _setting(default: Any, env: str | None, help: str, **extra: Any) -> Any:
+    return field(default=default, metadata={"env": env, "help": help, **extra})
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    host: str = "[::]"
-    port: int = 50051
-    redis_url: str | None = None  # None: a private redis-server child, else in-process
-    log_format: str = "json"  # "json" or "console"
-    log_level: str = "info"
-    game_ttl_seconds: int = 7 * 24 * 3600  # a game with no move for this long expires
-    finished_ttl_seconds: int = 24 * 3600  # a finished game is kept this long
-    request_ttl_seconds: int = 24 * 3600  # how long a move's request id is remembered
+    host: str = _setting("[::]", "CROUPIER_HOST", "address to bind")
+    port: int = _setting(50051, "CROUPIER_PORT", "port to bind (0: any free port)")
+    redis_url: str | None = _setting(
+        None,
+        "CROUPIER_REDIS_URL",
+        "redis://host:port/0, or redis+cluster://host:port for a Redis Cluster; without it a"
+        " private redis-server child is started, or games are kept in memory when none is"
+        " installed",
+    )
+    workers: int = _setting(1, "CROUPIER_WORKERS", "server processes sharing the port")
+    log_format: str = _setting(
+        "json", "CROUPIER_LOG_FORMAT", "json or console", choices=["json", "console"]
+    )
+    log_level: str = _setting("info", "CROUPIER_LOG_LEVEL", "debug, info, warning or error")
+    game_ttl_seconds: int = _setting(
+        7 * 24 * 3600, "CROUPIER_GAME_TTL", "seconds a game without moves is kept"
+    )
+    finished_ttl_seconds: int = _setting(
+        24 * 3600, "CROUPIER_FINISHED_TTL", "seconds a finished game is kept"
+    )
+    request_ttl_seconds: int = _setting(
+        24 * 3600, "CROUPIER_REQUEST_TTL", "seconds a move's request id is remembered"
+    )
     # A CreateGame retry returns the seat credentials again, so its record is kept briefly.
-    create_request_ttl_seconds: int = 600
-    store_timeout_seconds: float = 2.0
-    max_commit_attempts: int = 32  # re-validations of one move under contention
-    grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
+    create_request_ttl_seconds: int = _setting(
+        600, "CROUPIER_CREATE_REQUEST_TTL", "seconds a CreateGame request id is remembered"
+    )
+    store_timeout_seconds: float = _setting(
+        2.0, "CROUPIER_STORE_TIMEOUT", "seconds to wait for the store before UNAVAILABLE"
+    )
+    max_commit_attempts: int = _setting(
+        32, None, "re-validations of one move under contention before ABORTED"
+    )
+    grace_seconds: float = _setting(
+        10.0, "CROUPIER_GRACE", "seconds SIGTERM waits for in-flight calls"
+    )
+    shutdown_delay_seconds: float = _setting(
+        0.0,
+        "CROUPIER_SHUTDOWN_DELAY",
+        "seconds between reporting NOT_SERVING on SIGTERM and refusing new calls",
+    )
+    reuse_port: bool = _setting(
+        False, None, "bind with SO_REUSEPORT (set for the processes of --workers)"
+    )
 
 
-def _env(name: str, default: str | None) -> str | None:
-    return os.environ.get(name, default)
+def _flag(name: str) -> str:
+    return "--" + name.removesuffix("_seconds").replace("_", "-")
 
 
-def parse(argv: list[str] | None = None) -> Settings:
-    d = Settings()
-    p = argparse.ArgumentParser(prog="croupier-server", description="Run the Croupier gRPC server.")
-    p.add_argument("--host", default=_env("CROUPIER_HOST", d.host), help="address to bind")
-    p.add_argument(
-        "--port",
-        type=int,
-        default=int(_env("CROUPIER_PORT", str(d.port)) or d.port),
-        help="port to bind (0: any free port); env CROUPIER_PORT",
+def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) -> Settings:
+    environ = dict(os.environ) if environ is None else environ
+    parser = argparse.ArgumentParser(
+        prog="croupier-server", description="Run the Croupier gRPC server."
     )
-    p.add_argument(
-        "--redis-url",
-        default=_env("CROUPIER_REDIS_URL", None),
-        help="Redis URL (redis://host:port/0); env CROUPIER_REDIS_URL. Without it the server"
-        " starts a private redis-server child, or keeps games in memory when none is installed",
-    )
-    p.add_argument(
-        "--log-format",
-        choices=["json", "console"],
-        default=_env("CROUPIER_LOG_FORMAT", d.log_format),
-        help="env CROUPIER_LOG_FORMAT",
-    )
-    p.add_argument(
-        "--log-level",
-        default=_env("CROUPIER_LOG_LEVEL", d.log_level),
-        help="env CROUPIER_LOG_LEVEL",
-    )
-    p.add_argument(
-        "--game-ttl",
-        type=int,
-        default=int(_env("CROUPIER_GAME_TTL", str(d.game_ttl_seconds)) or 0),
-        help="seconds a game without moves is kept; env CROUPIER_GAME_TTL",
-    )
-    p.add_argument(
-        "--finished-ttl",
-        type=int,
-        default=int(_env("CROUPIER_FINISHED_TTL", str(d.finished_ttl_seconds)) or 0),
-        help="seconds a finished game is kept; env CROUPIER_FINISHED_TTL",
-    )
-    a = p.parse_args(argv)
-    return Settings(
-        host=a.host,
-        port=a.port,
-        redis_url=a.redis_url or None,
-        log_format=a.log_format,
-        log_level=a.log_level,
-        game_ttl_seconds=a.game_ttl,
-        finished_ttl_seconds=a.finished_ttl,
-    )
+    for f in dataclasses.fields(Settings):
+        meta = f.metadata
+        if not meta.get("help"):
+            continue
+        env = meta["env"]
+        kind = {"int": int, "float": float, "bool": bool}.get(str(f.type).split(" ")[0], str)
+        default = f.default if env is None or env not in environ else kind(environ[env])
+        help_text = meta["help"] + (f"; env {env}" if env else "")
+        if kind is bool:
+            parser.add_argument(
+                _flag(f.name), dest=f.name, action="store_true", default=default, help=help_text
+            )
+            continue
+        parser.add_argument(
+            _flag(f.name),
+            dest=f.name,
+            type=kind,
+            default=default,
+            choices=meta.get("choices"),
+            help=help_text,
+        )
+    values = vars(parser.parse_args(argv))
+    values["redis_url"] = values["redis_url"] or None
+    return Settings(**values)
+
+
+def to_args(settings: Settings) -> list[str]:
+    """The flags that give `settings` again (for the worker processes of --workers)."""
+    args: list[str] = []
+    for f in dataclasses.fields(Settings):
+        if not f.metadata.get("help"):
+            continue
+        value = getattr(settings, f.name)
+        if isinstance(value, bool):
+            args += [_flag(f.name)] if value else []
+        elif value is not None:
+            args += [_flag(f.name), str(value)]
+    return args

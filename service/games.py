@@ -13,7 +13,6 @@ from typing import Any
 
 from croupier.v1.game_service_pb2 import Event, GameView, Move
 from croupier.v1.storage_pb2 import AudiencedEvent, PrivateEvent, StoredGame
-
 from engines.core.engine import Emitted
 from engines.registry import GAMES, AnyEngine
 

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 import structlog
+
+
+def _add_pid(logger: object, method: str, event: structlog.types.EventDict) -> structlog.types.EventDict:
+    event["pid"] = os.getpid()
+    return event
 
 
 def configure(log_format: str = "json", level: str = "info") -> None:
@@ -18,6 +24,7 @@ def configure(log_format: str = "json", level: str = "info") -> None:
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
+            _add_pid,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
             renderer,

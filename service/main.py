@@ -1,15 +1,21 @@
-"""`croupier-server`: choose the store, configure logging, serve."""
+"""`croupier-server`: choose the store, configure logging, serve (in one process, or in
+--workers processes sharing the port through SO_REUSEPORT)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 
 import structlog
 
 from service import config, logs
-from service.embedded_redis import EmbeddedRedis, redis_server_binary
+from service.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
 from service.memory_store import MemoryStore
 from service.redis_store import RedisStore
 from service.server import serve
@@ -49,10 +55,45 @@ async def _run(settings: config.Settings, redis_url: str | None) -> None:
         await store.close()
 
 
+def run_workers(settings: config.Settings, redis_url: str) -> int:
+    """Start `settings.workers` server processes on one port; forward SIGTERM/SIGINT to them
+    and restart any that dies unexpectedly."""
+    port = settings.port or free_port()
+    child = dataclasses.replace(
+        settings, workers=1, port=port, redis_url=redis_url, reuse_port=True
+    )
+    command = [sys.executable, "-m", "service.main", *config.to_args(child)]
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+
+    processes = [subprocess.Popen(command) for _ in range(settings.workers)]
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log.info("workers", count=settings.workers, port=port)
+    while not stopping:
+        time.sleep(0.2)
+        for index, process in enumerate(processes):
+            if process.poll() is not None and not stopping:
+                log.error("worker_died", pid=process.pid, code=process.returncode)
+                processes[index] = subprocess.Popen(command)
+    codes = [process.wait() for process in processes]
+    return max(codes, default=0)
+
+
 def main(argv: list[str] | None = None) -> None:
     settings = config.parse(argv)
     logs.configure(settings.log_format, settings.log_level)
     with default_redis_url(settings) as redis_url:
+        if settings.workers > 1:
+            if redis_url is None:
+                raise SystemExit("--workers needs Redis: give --redis-url or install redis-server")
+            raise SystemExit(run_workers(settings, redis_url))
         asyncio.run(_run(settings, redis_url))
 
 

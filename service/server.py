@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 import grpc
 import structlog
-from croupier.v1 import game_service_pb2, game_service_pb2_grpc
+from google.protobuf.internal import api_implementation
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from croupier.v1 import game_service_pb2, game_service_pb2_grpc
 from service.config import Settings
 from service.servicer import GameService
 from service.store import Store
@@ -35,9 +36,12 @@ class Running:
     store: Store
     _monitor: asyncio.Task[None] | None = None
 
-    async def stop(self, grace: float) -> None:
-        """NOT_SERVING first, so balancers stop sending; then let in-flight calls finish."""
+    async def stop(self, grace: float, delay: float = 0.0) -> None:
+        """NOT_SERVING first, so balancers stop sending (for `delay` seconds new calls are still
+        served while they notice); then let in-flight calls finish within `grace`."""
         await self.health.enter_graceful_shutdown()
+        if delay > 0:
+            await asyncio.sleep(delay)
         if self._monitor is not None:
             self._monitor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -47,11 +51,13 @@ class Running:
 
 async def start(settings: Settings, store: Store) -> Running:
     """Start serving on settings.host:settings.port (port 0: a free port)."""
+    if api_implementation.Type() != "upb":
+        log.warning("slow_protobuf", backend=api_implementation.Type(), expected="upb")
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES),
-            ("grpc.so_reuseport", 0),
+            ("grpc.so_reuseport", 1 if settings.reuse_port else 0),
         ]
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameService(store, settings), server)
@@ -66,11 +72,13 @@ async def start(settings: Settings, store: Store) -> Running:
         server,
     )
     port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    if port == 0:
+        raise OSError(f"cannot bind {settings.host}:{settings.port}")
     await server.start()
     running = Running(server, port, health, store)
     await _set_health(health, await store.ping())
     running._monitor = asyncio.create_task(_monitor_store(health, store))
-    log.info("listening", port=port)
+    log.info("listening", port=port, protobuf=api_implementation.Type())
     return running
 
 
@@ -105,5 +113,5 @@ async def serve(settings: Settings, store: Store) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("draining", grace_seconds=settings.grace_seconds)
-    await running.stop(settings.grace_seconds)
+    await running.stop(settings.grace_seconds, settings.shutdown_delay_seconds)
     log.info("stopped")

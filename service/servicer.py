@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
+
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
-
 from engines.core import rng
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES

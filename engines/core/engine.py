@@ -22,15 +22,15 @@ from google.protobuf.message import Message
 from croupier.v1.common_pb2 import GameResult
 from engines.core.errors import InvalidOptions
 
-O = TypeVar("O", bound=Message)  # options
-S = TypeVar("S", bound=Message)  # state
-V = TypeVar("V", bound=Message)  # view
-M = TypeVar("M", bound=Message)  # move
-E = TypeVar("E", bound=Message)  # event
+OptionsT = TypeVar("OptionsT", bound=Message)  # options
+StateT = TypeVar("StateT", bound=Message)  # state
+ViewT = TypeVar("ViewT", bound=Message)  # view
+MoveT = TypeVar("MoveT", bound=Message)  # move
+EventT = TypeVar("EventT", bound=Message)  # event
 
 
 @dataclass(frozen=True, slots=True)
-class Emitted(Generic[E]):
+class Emitted(Generic[EventT]):
     """One event and who sees which version of it (C-4).
 
     Seats named in `private` see their own version; every other seat and every spectator sees
@@ -38,10 +38,10 @@ class Emitted(Generic[E]):
     may know; never by deleting fields from the full event.
     """
 
-    public: E | None
-    private: Mapping[int, E] = field(default_factory=dict)
+    public: EventT | None
+    private: Mapping[int, EventT] = field(default_factory=dict)
 
-    def for_seat(self, seat: int | None) -> E | None:
+    def for_seat(self, seat: int | None) -> EventT | None:
         if seat is not None:
             own = self.private.get(seat)
             if own is not None:
@@ -50,53 +50,55 @@ class Emitted(Generic[E]):
 
 
 @dataclass(frozen=True, slots=True)
-class Setup(Generic[O]):
+class Setup(Generic[OptionsT]):
     """What a game was created from: enough, with the move log, to replay it."""
 
-    options: O
+    options: OptionsT
     seats: int
     seed: int
 
 
-class Engine(ABC, Generic[O, S, V, M, E]):
+class Engine(ABC, Generic[OptionsT, StateT, ViewT, MoveT, EventT]):
     """One game's rules. Subclasses set the class attributes and implement the methods."""
 
     game_id: ClassVar[str]
     title: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
-    options_type: type[O]
-    state_type: type[S]
-    view_type: type[V]
-    move_type: type[M]
-    event_type: type[E]
+    options_type: type[OptionsT]
+    state_type: type[StateT]
+    view_type: type[ViewT]
+    move_type: type[MoveT]
+    event_type: type[EventT]
 
     @abstractmethod
-    def new_game(self, options: O, seats: int, seed: int) -> tuple[S, list[Emitted[E]]]:
+    def new_game(
+        self, options: OptionsT, seats: int, seed: int
+    ) -> tuple[StateT, list[Emitted[EventT]]]:
         """Set up a game (shuffle, deal, automatic setup steps); raise InvalidOptions for
         options or a seat count the game does not accept."""
 
     @abstractmethod
-    def active_seats(self, state: S) -> list[int]:
+    def active_seats(self, state: StateT) -> list[int]:
         """The seats that may act now, in seat order, out-of-turn moves included; empty once
         the game is over."""
 
     @abstractmethod
-    def legal_moves(self, state: S, seat: int) -> list[M]:
+    def legal_moves(self, state: StateT, seat: int) -> list[MoveT]:
         """Every move `seat` may make now (validated by the same check `apply` uses)."""
 
     @abstractmethod
-    def apply(self, state: S, seat: int, move: M) -> list[Emitted[E]]:
+    def apply(self, state: StateT, seat: int, move: MoveT) -> list[Emitted[EventT]]:
         """Validate `move` for `seat` (raising MalformedMove or IllegalMove before anything
         changes), then change `state` in place, run the automatic steps that follow (C-6), and
         return the events in order."""
 
     @abstractmethod
-    def view(self, state: S, seat: int | None) -> V:
+    def view(self, state: StateT, seat: int | None) -> ViewT:
         """What `seat` may see (C-4), built from that alone; `None` is a spectator."""
 
     @abstractmethod
-    def result(self, state: S) -> GameResult | None:
+    def result(self, state: StateT) -> GameResult | None:
         """The final result once the game is over, else None."""
 
     def check_seats(self, seats: int) -> None:
@@ -107,11 +109,11 @@ class Engine(ABC, Generic[O, S, V, M, E]):
                 f" not {seats}",
             )
 
-    def setup_of(self, state: S) -> Setup[O]:
+    def setup_of(self, state: StateT) -> Setup[OptionsT]:
         s: Any = state
         return Setup(options=s.options, seats=s.seats, seed=s.rng.seed)
 
-    def replay(self, setup: Setup[O], log: Iterable[tuple[int, M]]) -> S:
+    def replay(self, setup: Setup[OptionsT], log: Iterable[tuple[int, MoveT]]) -> StateT:
         """The state reached from `setup` by applying the logged (seat, move) pairs."""
         state, _ = self.new_game(setup.options, setup.seats, setup.seed)
         for seat, move in log:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 import redis
+
 from croupier.client import Croupier
 from croupier.local import LocalServer
-
 from service.embedded_redis import EmbeddedRedis
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import redis
+
 from croupier.bots import RandomBot
 from croupier.client import Croupier
 from croupier.play import options_for
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame
-
 from engines.registry import GAMES
 from service import keys
 

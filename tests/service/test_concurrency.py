@@ -10,9 +10,9 @@ from typing import Any
 import grpc
 import pytest
 import redis
+
 from croupier.client import Croupier
 from croupier.errors import CroupierError
-
 from tests.service.helpers import assert_replays, create
 
 

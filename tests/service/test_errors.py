@@ -5,13 +5,13 @@ from __future__ import annotations
 import grpc
 import pytest
 import redis
+
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.one_card_pb2 import OneCardMove
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions
-
 from service.embedded_redis import EmbeddedRedis
 from tests.service.helpers import create, raw
 

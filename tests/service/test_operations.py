@@ -10,13 +10,13 @@ from pathlib import Path
 
 import grpc
 import redis
-from croupier.client import Croupier
-from croupier.local import LocalServer
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from croupier.client import Croupier
+from croupier.local import LocalServer
 from service import keys
 from service.embedded_redis import EmbeddedRedis
 from tests.service.helpers import create, game_id
@@ -95,3 +95,46 @@ def test_sigterm_drains_and_exits_cleanly(tmp_path: Path) -> None:
         if line.startswith("{")
     ]
     assert events.index("draining") < events.index("stopped")
+
+
+def test_sigterm_reports_not_serving_before_refusing_calls(tmp_path: Path) -> None:
+    """On SIGTERM health turns NOT_SERVING at once, while calls are still served for the
+    shutdown delay, then the process drains and exits 0."""
+    with EmbeddedRedis() as store:
+        server = LocalServer(store.url, extra_args=("--shutdown-delay", "3")).start()
+        assert server.process is not None
+        with grpc.insecure_channel(server.target) as channel, Croupier(server.target) as client:
+            stub = health_pb2_grpc.HealthStub(channel)
+            game = create(client, "vampire_queen", 3, seed=2)
+            server.process.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 2.5
+            status = health_pb2.HealthCheckResponse.SERVING
+            while status == health_pb2.HealthCheckResponse.SERVING and time.monotonic() < deadline:
+                status = stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status
+                time.sleep(0.05)
+            assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+            assert client.get(game.name).name == game.name  # still served during the delay
+        assert server.process.wait(timeout=20) == 0
+
+
+def test_workers_share_one_port(tmp_path: Path) -> None:
+    """--workers 2 runs two processes on one port (SO_REUSEPORT); connections reach both."""
+    log_path = tmp_path / "workers.log"
+    with EmbeddedRedis() as store, log_path.open("wb") as log:
+        server = LocalServer(
+            store.url, extra_args=("--workers", "2"), log_level="info", stderr=log.fileno()
+        ).start()
+        try:
+            game = None
+            for _ in range(24):
+                with Croupier(server.target) as client:
+                    if game is None:
+                        game = create(client, "vampire_queen", 3, seed=12)
+                    client.get(game.name)
+        finally:
+            assert server.process is not None
+            server.process.send_signal(signal.SIGTERM)
+            assert server.process.wait(timeout=30) == 0
+    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
+    serving = {line["pid"] for line in lines if line.get("rpc") == "GetGame"}
+    assert len(serving) == 2, f"GetGame calls were served by {len(serving)} process(es)"

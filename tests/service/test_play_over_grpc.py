@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 import redis
-from croupier.client import Croupier
 
+from croupier.client import Croupier
 from engines.registry import GAMES
 from tests.service.helpers import assert_replays, create, play_to_end
 

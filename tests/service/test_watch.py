@@ -6,7 +6,6 @@ import threading
 
 from croupier.client import Croupier
 from croupier.v1 import game_service_pb2 as pb
-
 from tests.service.helpers import create, play_to_end
 
 
