@@ -59,6 +59,11 @@ class Settings:
         "CROUPIER_SHUTDOWN_DELAY",
         "seconds between reporting NOT_SERVING on SIGTERM and refusing new calls",
     )
+    watch_poll_seconds: float = _setting(
+        5.0,
+        "CROUPIER_WATCH_POLL",
+        "seconds a watch stream waits for a notification before it reads the game itself",
+    )
     reuse_port: bool = _setting(
         False, None, "bind with SO_REUSEPORT (set for the processes of --workers)"
     )

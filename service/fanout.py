@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import AsyncIterator
 
 QUEUE_SIZE = 64
 
@@ -43,8 +42,3 @@ class Fanout:
             if queue.full():
                 queue.get_nowait()
             queue.put_nowait(payload)
-
-
-async def iterate(queue: asyncio.Queue[bytes]) -> AsyncIterator[bytes]:
-    while True:
-        yield await queue.get()

@@ -9,7 +9,9 @@ import sys
 import structlog
 
 
-def _add_pid(logger: object, method: str, event: structlog.types.EventDict) -> structlog.types.EventDict:
+def _add_pid(
+    logger: object, method: str, event: structlog.types.EventDict
+) -> structlog.types.EventDict:
     event["pid"] = os.getpid()
     return event
 

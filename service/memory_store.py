@@ -3,13 +3,14 @@ started without Redis. Expiry is checked lazily when a game is read."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from service import keys
-from service.fanout import Fanout, iterate
+from service.fanout import Fanout
 from service.store import Commit, Snapshot
 
 
@@ -83,11 +84,11 @@ class MemoryStore:
         return record
 
     @asynccontextmanager
-    async def watch(self, game_id: str) -> AsyncIterator[AsyncIterator[bytes]]:
+    async def watch(self, game_id: str) -> AsyncIterator[asyncio.Queue[bytes]]:
         channel = keys.channel(game_id)
         queue, _ = self._fanout.add(channel)
         try:
-            yield iterate(queue)
+            yield queue
         finally:
             self._fanout.remove(channel, queue)
 

@@ -1,69 +1,102 @@
-"""The Redis store: each game is a hash {v: version, s: StoredGame bytes} plus a move-log list,
-idempotency records and a pub/sub channel, all under the game's hash tag (service.keys).
+"""The Redis store, for a single Redis or a Redis Cluster (`redis+cluster://host:port`).
+
+Each game is a hash {v: version, s: StoredGame bytes, t: token of the last write} plus a
+move-log list, idempotency records and a sharded pub/sub channel, all under the game's hash tag
+(service.keys), so in a cluster they live in one slot and one script can touch them all.
 
 A move is written by one Lua script (one round trip) that compares the version and, only if it
 matches, writes the state, appends to the log, keeps the idempotency record, refreshes the
-expiry and publishes the notification. Nothing is retried by the client library: a write whose
-answer is lost must not be sent twice (the caller learns the outcome through its request id).
+expiry and publishes the notification. Each write carries a random token: if the client library
+re-sends a script whose first answer was lost (a timeout, a failover), the script recognises
+its own earlier write and reports success instead of a conflict, so no move is applied twice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
-from redis.backoff import NoBackoff
+from redis.asyncio.cluster import RedisCluster
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from service import keys
-from service.fanout import Fanout, iterate
+from service.fanout import Fanout
 from service.store import Commit, Snapshot, StoreUnavailable
 
 log = structlog.get_logger(__name__)
 
-# KEYS: game hash, log list[, request record]
-# ARGV: expected version, new version, state, log entry, ttl, channel, notification
+CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
+
+# KEYS: game hash, log list, channel[, request record]
+# ARGV: expected version, new version, state, log entry, ttl, notification, token
 #       [, record, record ttl]
 COMMIT_SCRIPT = """
-if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
+local current = redis.call('HMGET', KEYS[1], 'v', 't')
+if current[1] ~= ARGV[1] then
+  if current[1] == ARGV[2] and current[2] == ARGV[7] then return 1 end
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 't', ARGV[7])
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-if #KEYS == 3 then redis.call('SET', KEYS[3], ARGV[8], 'EX', ARGV[9]) end
-redis.call('PUBLISH', ARGV[6], ARGV[7])
+if #KEYS == 4 then redis.call('SET', KEYS[4], ARGV[8], 'EX', ARGV[9]) end
+redis.call('SPUBLISH', KEYS[3], ARGV[6])
 return 1
 """
 
 # KEYS: game hash, log list; ARGV: state, ttl
 CREATE_SCRIPT = """
+redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[1], 'v', '1', 's', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('DEL', KEYS[2])
 return 1
 """
+
+MessageSource = Callable[[], Awaitable[dict[str, Any] | None]]
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.startswith(CLUSTER_SCHEMES)
+
+
+def connect(url: str, timeout: float) -> Any:
+    """A redis.asyncio client for `url`: RedisCluster for a cluster URL."""
+    if is_cluster_url(url):
+        # Redirections after a resharding or failover are followed with a few retries; the
+        # commit token makes a re-sent write safe.
+        return RedisCluster.from_url(
+            url.replace("+cluster", "", 1),
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 6),
+        )
+    return aioredis.Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),  # fail fast: the caller gets UNAVAILABLE at once
+    )
 
 
 class RedisStore:
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
-        self._redis: Any = aioredis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 0),
-            health_check_interval=0,
-        )
+        self.cluster = is_cluster_url(url)
+        self._redis: Any = connect(url, timeout)
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
         self._create = self._redis.register_script(CREATE_SCRIPT)
         self._fanout = Fanout()
         self._pubsub: Any = None
-        self._reader: asyncio.Task[None] | None = None
+        self._readers: dict[str, asyncio.Task[None]] = {}
+        self._supervisor: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
 
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
@@ -91,15 +124,15 @@ class RedisStore:
 
     async def commit(self, commit: Commit) -> bool:
         game_id = commit.game_id
-        script_keys = [keys.game(game_id), keys.log(game_id)]
+        script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
         args: list[Any] = [
             commit.expected_version,
             commit.expected_version + 1,
             commit.data,
             commit.log_entry,
             commit.ttl_seconds,
-            keys.channel(game_id),
             commit.notification,
+            secrets.token_hex(8),
         ]
         if commit.request_id is not None and commit.record is not None:
             script_keys.append(keys.request(game_id, commit.request_id))
@@ -132,8 +165,11 @@ class RedisStore:
             raise StoreUnavailable(type(exc).__name__) from exc
         return record if previous is None else previous
 
+    # Notifications: sharded pub/sub (SSUBSCRIBE), one connection per Redis node, shared by
+    # every watcher of this process.
+
     @asynccontextmanager
-    async def watch(self, game_id: str) -> AsyncIterator[AsyncIterator[bytes]]:
+    async def watch(self, game_id: str) -> AsyncIterator[asyncio.Queue[bytes]]:
         channel = keys.channel(game_id)
         queue, first = self._fanout.add(channel)
         try:
@@ -141,44 +177,75 @@ class RedisStore:
                 await self._subscribe(channel)
             else:
                 await self._confirmed[channel].wait()
-            yield iterate(queue)
+            yield queue
         finally:
             if self._fanout.remove(channel, queue):
                 self._confirmed.pop(channel, None)
-                with contextlib.suppress(RedisError, RuntimeError):
-                    await self._pubsub.unsubscribe(channel)
+                with contextlib.suppress(RedisError, RuntimeError, OSError):
+                    await self._pubsub.sunsubscribe(channel)
 
     async def _subscribe(self, channel: str) -> None:
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
         try:
             if self._pubsub is None:
                 self._pubsub = self._redis.pubsub()
-            await self._pubsub.subscribe(channel)
+            await self._pubsub.ssubscribe(channel)
         except RedisError as exc:
+            self._confirmed.pop(channel, None)
             raise StoreUnavailable(type(exc).__name__) from exc
-        if self._reader is None or self._reader.done():
-            self._reader = asyncio.create_task(self._read_notifications())
+        self._start_readers()
+        if self._supervisor is None:
+            self._supervisor = asyncio.create_task(self._supervise())
         # Wait until Redis has the subscription, so no move published after it is missed.
-        await asyncio.wait_for(confirmed.wait(), timeout=5)
+        try:
+            await asyncio.wait_for(confirmed.wait(), timeout=5)
+        except TimeoutError as exc:
+            raise StoreUnavailable("subscription not confirmed") from exc
 
-    async def _read_notifications(self) -> None:
+    def _sources(self) -> dict[str, MessageSource]:
+        """One message source per connection that holds subscriptions."""
+        pubsub = self._pubsub
+        if not self.cluster:
+            return {"redis": lambda: pubsub.get_message(timeout=1.0)}
+        sources: dict[str, MessageSource] = {}
+        for name in list(pubsub.node_pubsub_mapping):
+            node = self._redis.get_node(node_name=name)
+            if node is not None:
+                sources[name] = _node_source(pubsub.get_sharded_message, node)
+        return sources
+
+    def _start_readers(self) -> None:
+        for name, source in self._sources().items():
+            task = self._readers.get(name)
+            if task is None or task.done():
+                self._readers[name] = asyncio.create_task(self._read(source))
+
+    async def _supervise(self) -> None:
+        """Start readers for connections opened when the cluster moved a channel's slot."""
+        while True:
+            await asyncio.sleep(1.0)
+            with contextlib.suppress(RedisError, RuntimeError, OSError):
+                self._start_readers()
+
+    async def _read(self, source: MessageSource) -> None:
         while True:
             try:
-                message = await self._pubsub.get_message(timeout=1.0)
+                message = await source()
             except (RedisError, OSError) as exc:
                 log.warning("pubsub_error", error=type(exc).__name__)
                 await asyncio.sleep(0.5)
                 continue
-            except RuntimeError:  # nothing subscribed any more
-                await asyncio.sleep(0.1)
-                continue
+            except (RuntimeError, KeyError):  # that connection holds no subscription any more
+                return
             if message is None:
                 continue
-            channel = message["channel"].decode()
-            if message["type"] == "subscribe":
-                if channel in self._confirmed:
-                    self._confirmed[channel].set()
-            elif message["type"] == "message":
+            kind = message["type"]
+            kind = kind.decode() if isinstance(kind, bytes) else kind
+            channel = message["channel"]
+            channel = channel.decode() if isinstance(channel, bytes) else channel
+            if kind == "ssubscribe" and channel in self._confirmed:
+                self._confirmed[channel].set()
+            elif kind == "smessage":
                 self._fanout.publish(channel, message["data"])
 
     async def ping(self) -> bool:
@@ -188,11 +255,21 @@ class RedisStore:
             return False
 
     async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
+        tasks = [*self._readers.values(), *([self._supervisor] if self._supervisor else [])]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+                await task
         if self._pubsub is not None:
-            with contextlib.suppress(RedisError):
+            with contextlib.suppress(RedisError, RuntimeError, OSError):
                 await self._pubsub.aclose()
         await self._redis.aclose()
+
+
+def _node_source(get_message: Callable[..., Any], node: Any) -> MessageSource:
+    def source() -> Awaitable[dict[str, Any] | None]:
+        result: Awaitable[dict[str, Any] | None] = get_message(timeout=1.0, target_node=node)
+        return result
+
+    return source

@@ -3,6 +3,7 @@ loop of a move, and the watch streams. Rules live in the engines; storage in the
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import re
@@ -368,25 +369,24 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             game, _ = await self._load(game_id, call)
             seat = self._seat(game, context, call, required=False)
             yield pb.WatchGameResponse(view=game.view(seat))
-            version = game.version
-            over = game.engine.result(game.state) is not None
-            async for payload in notifications:
-                if over:
-                    break
-                note = MoveNotification.FromString(payload)
-                if note.version <= version:
+            engine = game.engine
+            while engine.result(game.state) is None:
+                try:
+                    payload = await asyncio.wait_for(
+                        notifications.get(), self._settings.watch_poll_seconds
+                    )
+                except TimeoutError:
+                    # A notification can be lost (a failover, a full queue): read the game.
+                    fresh, _ = await self._load(game_id, call)
+                    if fresh.version > game.version:
+                        game = fresh
+                        yield pb.WatchGameResponse(view=game.view(seat))
                     continue
-                version = note.version
-                game = LoadedGame(
-                    game_id,
-                    version,
-                    note.game,
-                    game.engine,
-                    getattr(note.game, note.game.game_type),
-                )
+                note = MoveNotification.FromString(payload)
+                if note.version <= game.version:
+                    continue
+                state = getattr(note.game, note.game.game_type)
+                game = LoadedGame(game_id, note.version, note.game, engine, state)
                 yield pb.WatchGameResponse(
                     view=game.view(seat), events=events_from_notification(note.events, seat)
                 )
-                over = game.engine.result(game.state) is not None
-                if over:
-                    break

@@ -7,7 +7,7 @@ Implementations: `service.redis_store.RedisStore` (production, any number of rep
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -60,8 +60,9 @@ class Store(Protocol):
     async def put_create_record(self, request_id: str, record: bytes, ttl_seconds: int) -> bytes:
         """Keep `record` unless one exists; return the record that is kept."""
 
-    def watch(self, game_id: str) -> AbstractAsyncContextManager[AsyncIterator[bytes]]:
-        """Subscribe to the game's notifications (serialized MoveNotification messages)."""
+    def watch(self, game_id: str) -> AbstractAsyncContextManager[asyncio.Queue[bytes]]:
+        """Subscribe to the game's notifications: a queue of serialized MoveNotification
+        messages (the oldest are dropped when a slow watcher lets it fill up)."""
 
     async def ping(self) -> bool:
         """Whether the store answers."""

@@ -9,21 +9,34 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis.cluster import RedisCluster
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
 from service.embedded_redis import EmbeddedRedis
+from service.redis_store import is_cluster_url
+from tests.redis_cluster import EmbeddedRedisCluster
+
+
+@pytest.fixture(scope="session", params=["redis", "cluster"])
+def store_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every service test runs against a single Redis and against a three-master cluster."""
+    if request.param == "redis":
+        with EmbeddedRedis() as server:
+            yield server.url
+    else:
+        with EmbeddedRedisCluster() as cluster:
+            yield cluster.url
 
 
 @pytest.fixture(scope="session")
-def redis_server() -> Iterator[EmbeddedRedis]:
-    with EmbeddedRedis() as server:
-        yield server
-
-
-@pytest.fixture(scope="session")
-def redis_client(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(redis_server.url)
+def redis_client(store_url: str) -> Iterator[redis.Redis]:
+    """A direct client of the store, to inspect what the servers wrote."""
+    client: redis.Redis = (
+        RedisCluster.from_url(store_url.replace("+cluster", ""))  # type: ignore[assignment]
+        if is_cluster_url(store_url)
+        else redis.Redis.from_url(store_url)
+    )
     yield client
     client.close()
 
@@ -34,17 +47,17 @@ def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def server_a(redis_server: EmbeddedRedis, server_log: Path) -> Iterator[LocalServer]:
+def server_a(store_url: str, server_log: Path) -> Iterator[LocalServer]:
     with (
         server_log.open("wb") as log,
-        LocalServer(redis_server.url, log_level="info", stderr=log.fileno()) as server,
+        LocalServer(store_url, log_level="info", stderr=log.fileno()) as server,
     ):
         yield server
 
 
 @pytest.fixture(scope="session")
-def server_b(redis_server: EmbeddedRedis) -> Iterator[LocalServer]:
-    with LocalServer(redis_server.url, stderr=subprocess.DEVNULL) as server:
+def server_b(store_url: str) -> Iterator[LocalServer]:
+    with LocalServer(store_url, stderr=subprocess.DEVNULL) as server:
         yield server
 
 

@@ -1,0 +1,86 @@
+"""A real Redis Cluster of local redis-server processes, for the tests: three masters (and
+optionally one replica each), created with `redis-cli --cluster create`."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from types import TracebackType
+
+import redis
+
+from service.embedded_redis import EmbeddedRedis, free_port
+
+
+class EmbeddedRedisCluster:
+    def __init__(self, masters: int = 3, replicas: int = 0) -> None:
+        self.nodes = [
+            EmbeddedRedis(
+                extra_args=(
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--cluster-node-timeout",
+                    "2000",
+                    # The bus port is set explicitly: port + 10000 may exceed 65535.
+                    "--cluster-port",
+                    str(free_port()),
+                )
+            )  # fmt: skip
+            for _ in range(masters * (1 + replicas))
+        ]
+        self.replicas = replicas
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+
+    def start(self) -> EmbeddedRedisCluster:
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            raise FileNotFoundError("redis-cli is not on the PATH")
+        for node in self.nodes:
+            node.start()
+        subprocess.run(
+            [cli, "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in self.nodes],
+             "--cluster-replicas", str(self.replicas), "--cluster-yes"],
+            check=True, capture_output=True, timeout=60,
+        )  # fmt: skip
+        self.wait_ok()
+        return self
+
+    def client(self, node: EmbeddedRedis) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=node.port)
+
+    def wait_ok(self, timeout: float = 30.0) -> None:
+        """Until every node reports cluster_state:ok and agrees on the slots."""
+        deadline = time.monotonic() + timeout
+        while True:
+            states = []
+            for node in self.nodes:
+                if node.process is None:
+                    continue
+                with self.client(node) as c:
+                    states.append(c.cluster("INFO").get("cluster_state") == "ok")  # type: ignore[no-untyped-call]
+            if all(states):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError("the cluster did not become ok")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        for node in self.nodes:
+            node.close()
+
+    def __enter__(self) -> EmbeddedRedisCluster:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
