@@ -9,6 +9,7 @@ temporary folder and fails when the committed ones differ.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -25,6 +26,8 @@ def proto_files() -> list[Path]:
 
 def generate(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    # The mypy plugins (protoc-gen-mypy, protoc-gen-mypy_grpc) live beside this interpreter.
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     include = Path(protoc.__file__).resolve().parent / "_proto"
     files = [str(p.relative_to(PROTO_ROOT)) for p in proto_files()]
     args = [

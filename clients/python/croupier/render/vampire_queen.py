@@ -1,4 +1,8 @@
-"""Readable transcript lines for Vampire Queen (not written yet)."""
+"""Readable transcript lines for Vampire Queen: who led, who played what or passed, hunts and
+who took their cards, who won each phase, round penalties and the final totals.
+
+Cards are written by their number (1..13), `Queen`, `Hunter 15` and `Hunter 20`.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,116 @@ from collections.abc import Sequence
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.vampire_queen_pb2 import VampireQueenEvent
 
+_QUEEN = 14
+_CARD_NAMES = {_QUEEN: "Queen", 15: "Hunter 15", 20: "Hunter 20"}
+_COUNT_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+def _name(names: Sequence[str], seat: int) -> str:
+    if 0 <= seat < len(names) and names[seat]:
+        return names[seat]
+    return f"seat {seat}"
+
+
+def _card(card: int) -> str:
+    return _CARD_NAMES.get(card, str(card))
+
+
+def _cards(cards: Sequence[int]) -> str:
+    return " ".join(_card(card) for card in cards)
+
+
+def _amount(count: int, rank: int) -> str:
+    """`three 11s`, `one 6`, `two 14s`."""
+    word = _COUNT_WORDS[count] if count < len(_COUNT_WORDS) else str(count)
+    return f"{word} {rank}" if count == 1 else f"{word} {rank}s"
+
+
+def _scores(names: Sequence[str], points: Sequence[int]) -> str:
+    return ", ".join(f"{_name(names, seat)} {value}" for seat, value in enumerate(points))
+
 
 def describe_event(event: VampireQueenEvent, names: Sequence[str]) -> list[str]:
     """Transcript lines for one event; `names` are the seats' display names."""
-    return [str(event).strip()] if event.ByteSize() else []
+    kind = event.WhichOneof("kind")
+    if kind == "hunters_dealt":
+        d = event.hunters_dealt
+        how = "drawn by lot" if d.drawn else "chosen at creation"
+        return [
+            f"{_name(names, d.hunter_15_seat)} slept earliest ({how}) and takes Hunter 15;"
+            f" {_name(names, d.hunter_20_seat)} takes Hunter 20 and leads."
+        ]
+    if kind == "round_started":
+        r = event.round_started
+        lines = [
+            f"=== Round {r.round} of {r.rounds} === hands: {_scores(names, r.hand_sizes)};"
+            f" {r.set_aside_count} card(s) set aside face down"
+        ]
+        if r.hand:
+            lines.append(f"  your hand: {_cards(r.hand)}")
+        return lines
+    if kind == "phase_started":
+        p = event.phase_started
+        return [f"-- Round {p.round}, phase {p.phase}: {_name(names, p.leader)} leads"]
+    if kind == "cards_played":
+        return [_played(event.cards_played, names)]
+    if kind == "passed":
+        passed = event.passed
+        who = _name(names, passed.seat)
+        if passed.forced:
+            return [f"{who} holds only a Hunter: forced to pass, and will take the hunted cards"]
+        return [f"{who} passes"]
+    if kind == "phase_won":
+        w = event.phase_won
+        rank = w.cards[-1] if w.cards[0] == _QUEEN else w.cards[0]
+        return [
+            f"{_name(names, w.seat)} wins the phase with {_amount(len(w.cards), rank)};"
+            f" {w.cards_to_grave} card(s) go home to the grave"
+        ]
+    if kind == "hunt_taken":
+        h = event.hunt_taken
+        who = _name(names, h.seat)
+        why = "as the forced passer" if h.forced else "with the strongest card"
+        return [
+            f"{who} takes the {len(h.cards)} hunted cards {why}: {_cards(h.cards)};"
+            f" {who} leads next and may not lead {_card(h.locked_hunter)} yet"
+        ]
+    if kind == "round_scored":
+        s = event.round_scored
+        emptied = ", ".join(_name(names, seat) for seat in s.emptied)
+        return [
+            f"=== Round {s.round} over ({emptied} emptied their hand)."
+            f" Penalties: {_scores(names, s.penalties)}",
+            f"    Totals: {_scores(names, s.totals)}",
+        ]
+    if kind == "game_over":
+        g = event.game_over
+        winners = " and ".join(_name(names, seat) for seat in g.winners)
+        return [f"=== Game over. Totals: {_scores(names, g.totals)}. Winner: {winners}"]
+    return []
+
+
+def _played(e: VampireQueenEvent.CardsPlayed, names: Sequence[str]) -> str:
+    who = _name(names, e.seat)
+    left = "no cards left!" if e.cards_left == 0 else f"{e.cards_left} left"
+    if e.hunt and e.rank == 0:
+        return f"{who} leads {_cards(e.cards)}: a HUNT! everyone must play one card ({left})"
+    if e.hunt:
+        return f"{who} plays {_cards(e.cards)} into the hunt (strength {e.rank}; {left})"
+    return f"{who} plays {_cards(e.cards)} ({_amount(len(e.cards), e.rank)}; {left})"
 
 
 def describe_table(view: GameView) -> str | None:
-    """A picture of the table printed after each move, or None."""
-    return None
+    """At the start of each phase: hand sizes and the Hunters' holders; otherwise None (the
+    events already say what changed)."""
+    table = view.vampire_queen
+    if table.over or table.phase.plays:
+        return None
+    names = list(view.display_names)
+    holders = []
+    if table.HasField("hunter_15_holder"):
+        holders.append(f"Hunter 15: {_name(names, table.hunter_15_holder)}")
+    if table.HasField("hunter_20_holder"):
+        holders.append(f"Hunter 20: {_name(names, table.hunter_20_holder)}")
+    sizes = f"cards in hand: {_scores(names, table.hand_sizes)}"
+    return f"   [{' | '.join([sizes, *holders])}]"

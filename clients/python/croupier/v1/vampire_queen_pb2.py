@@ -25,21 +25,55 @@ _sym_db = _symbol_database.Default()
 from croupier.v1 import common_pb2 as croupier_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63roupier/v1/vampire_queen.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"\x15\n\x13VampireQueenOptions\"y\n\x11VampireQueenState\x12\x31\n\x07options\x18\x01 \x01(\x0b\x32 .croupier.v1.VampireQueenOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\"\x12\n\x10VampireQueenView\"\x12\n\x10VampireQueenMove\"\x13\n\x11VampireQueenEventb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63roupier/v1/vampire_queen.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"m\n\x13VampireQueenOptions\x12\x1e\n\x11\x66irst_hunter_seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x10\n\x08\x64\x65\x61l_all\x18\x02 \x01(\x08\x12\x0e\n\x06rounds\x18\x03 \x01(\x05\x42\x14\n\x12_first_hunter_seat\"^\n\x10VampireQueenPlay\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x05\x63\x61rds\x18\x02 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x12\x0e\n\x06\x66orced\x18\x03 \x01(\x08\"o\n\x11VampireQueenPhase\x12\x0e\n\x06leader\x18\x01 \x01(\x05\x12\x0c\n\x04hunt\x18\x02 \x01(\x08\x12,\n\x05plays\x18\x03 \x03(\x0b\x32\x1d.croupier.v1.VampireQueenPlay\x12\x0e\n\x06winner\x18\x04 \x01(\x05\"/\n\x1aVampireQueenRoundPenalties\x12\x11\n\tpenalties\x18\x01 \x03(\x05\"U\n\x16VampireQueenHunterLock\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12-\n\x06hunter\x18\x02 \x01(\x0e\x32\x1d.croupier.v1.VampireQueenCard\"@\n\x10VampireQueenHand\x12,\n\x05\x63\x61rds\x18\x01 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\"\xda\x03\n\x11VampireQueenState\x12\x31\n\x07options\x18\x01 \x01(\x0b\x32 .croupier.v1.VampireQueenOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\x12,\n\x05hands\x18\x04 \x03(\x0b\x32\x1d.croupier.v1.VampireQueenHand\x12\x30\n\tset_aside\x18\x05 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x12\r\n\x05round\x18\x06 \x01(\x05\x12/\n\x07history\x18\x07 \x03(\x0b\x32\x1e.croupier.v1.VampireQueenPhase\x12-\n\x05phase\x18\x08 \x01(\x0b\x32\x1e.croupier.v1.VampireQueenPhase\x12\x0c\n\x04turn\x18\t \x01(\x05\x12@\n\x0fround_penalties\x18\n \x03(\x0b\x32\'.croupier.v1.VampireQueenRoundPenalties\x12\x32\n\x05locks\x18\x0b \x03(\x0b\x32#.croupier.v1.VampireQueenHunterLock\x12\x0c\n\x04over\x18\x0c \x01(\x08\"\xc2\x04\n\x10VampireQueenView\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x0e\n\x06rounds\x18\x02 \x01(\x05\x12+\n\x04hand\x18\x03 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x12\x12\n\nhand_sizes\x18\x04 \x03(\x05\x12\x1d\n\x10hunter_15_holder\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x1d\n\x10hunter_20_holder\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12-\n\x05phase\x18\x07 \x01(\x0b\x32\x1e.croupier.v1.VampireQueenPhase\x12/\n\x07history\x18\x08 \x03(\x0b\x32\x1e.croupier.v1.VampireQueenPhase\x12\x11\n\x04turn\x18\t \x01(\x05H\x02\x88\x01\x01\x12@\n\x0fround_penalties\x18\n \x03(\x0b\x32\'.croupier.v1.VampireQueenRoundPenalties\x12\x0e\n\x06totals\x18\x0b \x03(\x05\x12\x32\n\x05locks\x18\x0c \x03(\x0b\x32#.croupier.v1.VampireQueenHunterLock\x12\x17\n\x0fset_aside_count\x18\r \x01(\x05\x12\x15\n\rcount_to_play\x18\x0e \x01(\x05\x12\x14\n\x0crank_to_beat\x18\x0f \x01(\x05\x12\x0c\n\x04over\x18\x10 \x01(\x08\x12\x10\n\x08\x64\x65\x61l_all\x18\x11 \x01(\x08\x42\x13\n\x11_hunter_15_holderB\x13\n\x11_hunter_20_holderB\x07\n\x05_turn\"\xcf\x01\n\x10VampireQueenMove\x12\x37\n\x04play\x18\x01 \x01(\x0b\x32\'.croupier.v1.VampireQueenMove.PlayCardsH\x00\x12\x37\n\tpass_turn\x18\x02 \x01(\x0b\x32\".croupier.v1.VampireQueenMove.PassH\x00\x1a\x39\n\tPlayCards\x12,\n\x05\x63\x61rds\x18\x01 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x1a\x06\n\x04PassB\x06\n\x04kind\"\x93\x0b\n\x11VampireQueenEvent\x12\x44\n\rhunters_dealt\x18\x01 \x01(\x0b\x32+.croupier.v1.VampireQueenEvent.HuntersDealtH\x00\x12\x44\n\rround_started\x18\x02 \x01(\x0b\x32+.croupier.v1.VampireQueenEvent.RoundStartedH\x00\x12\x44\n\rphase_started\x18\x03 \x01(\x0b\x32+.croupier.v1.VampireQueenEvent.PhaseStartedH\x00\x12\x42\n\x0c\x63\x61rds_played\x18\x04 \x01(\x0b\x32*.croupier.v1.VampireQueenEvent.CardsPlayedH\x00\x12\x37\n\x06passed\x18\x05 \x01(\x0b\x32%.croupier.v1.VampireQueenEvent.PassedH\x00\x12<\n\tphase_won\x18\x06 \x01(\x0b\x32\'.croupier.v1.VampireQueenEvent.PhaseWonH\x00\x12>\n\nhunt_taken\x18\x07 \x01(\x0b\x32(.croupier.v1.VampireQueenEvent.HuntTakenH\x00\x12\x42\n\x0cround_scored\x18\x08 \x01(\x0b\x32*.croupier.v1.VampireQueenEvent.RoundScoredH\x00\x12<\n\tgame_over\x18\t \x01(\x0b\x32\'.croupier.v1.VampireQueenEvent.GameOverH\x00\x1aM\n\x0cHuntersDealt\x12\x16\n\x0ehunter_15_seat\x18\x01 \x01(\x05\x12\x16\n\x0ehunter_20_seat\x18\x02 \x01(\x05\x12\r\n\x05\x64rawn\x18\x03 \x01(\x08\x1a\x87\x01\n\x0cRoundStarted\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x0e\n\x06rounds\x18\x02 \x01(\x05\x12\x12\n\nhand_sizes\x18\x03 \x03(\x05\x12\x17\n\x0fset_aside_count\x18\x04 \x01(\x05\x12+\n\x04hand\x18\x05 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x1a<\n\x0cPhaseStarted\x12\r\n\x05round\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\x05\x12\x0e\n\x06leader\x18\x03 \x01(\x05\x1ay\n\x0b\x43\x61rdsPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x05\x63\x61rds\x18\x02 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\x0c\n\x04hunt\x18\x04 \x01(\x08\x12\x12\n\ncards_left\x18\x05 \x01(\x05\x1a&\n\x06Passed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x66orced\x18\x02 \x01(\x08\x1a^\n\x08PhaseWon\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x05\x63\x61rds\x18\x02 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x12\x16\n\x0e\x63\x61rds_to_grave\x18\x03 \x01(\x05\x1a\x8d\x01\n\tHuntTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x05\x63\x61rds\x18\x02 \x03(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x12\x0e\n\x06\x66orced\x18\x03 \x01(\x08\x12\x34\n\rlocked_hunter\x18\x04 \x01(\x0e\x32\x1d.croupier.v1.VampireQueenCard\x1aP\n\x0bRoundScored\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x0f\n\x07\x65mptied\x18\x02 \x03(\x05\x12\x11\n\tpenalties\x18\x03 \x03(\x05\x12\x0e\n\x06totals\x18\x04 \x03(\x05\x1a+\n\x08GameOver\x12\x0e\n\x06totals\x18\x01 \x03(\x05\x12\x0f\n\x07winners\x18\x02 \x03(\x05\x42\x06\n\x04kind*\xd6\x04\n\x10VampireQueenCard\x12\"\n\x1eVAMPIRE_QUEEN_CARD_UNSPECIFIED\x10\x00\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_1\x10\x01\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_2\x10\x02\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_3\x10\x03\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_4\x10\x04\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_5\x10\x05\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_6\x10\x06\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_7\x10\x07\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_8\x10\x08\x12 \n\x1cVAMPIRE_QUEEN_CARD_VAMPIRE_9\x10\t\x12!\n\x1dVAMPIRE_QUEEN_CARD_VAMPIRE_10\x10\n\x12!\n\x1dVAMPIRE_QUEEN_CARD_VAMPIRE_11\x10\x0b\x12!\n\x1dVAMPIRE_QUEEN_CARD_VAMPIRE_12\x10\x0c\x12!\n\x1dVAMPIRE_QUEEN_CARD_VAMPIRE_13\x10\r\x12\x1c\n\x18VAMPIRE_QUEEN_CARD_QUEEN\x10\x0e\x12 \n\x1cVAMPIRE_QUEEN_CARD_HUNTER_15\x10\x0f\x12 \n\x1cVAMPIRE_QUEEN_CARD_HUNTER_20\x10\x14\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.vampire_queen_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_VAMPIREQUEENCARD']._serialized_start=3295
+  _globals['_VAMPIREQUEENCARD']._serialized_end=3893
   _globals['_VAMPIREQUEENOPTIONS']._serialized_start=74
-  _globals['_VAMPIREQUEENOPTIONS']._serialized_end=95
-  _globals['_VAMPIREQUEENSTATE']._serialized_start=97
-  _globals['_VAMPIREQUEENSTATE']._serialized_end=218
-  _globals['_VAMPIREQUEENVIEW']._serialized_start=220
-  _globals['_VAMPIREQUEENVIEW']._serialized_end=238
-  _globals['_VAMPIREQUEENMOVE']._serialized_start=240
-  _globals['_VAMPIREQUEENMOVE']._serialized_end=258
-  _globals['_VAMPIREQUEENEVENT']._serialized_start=260
-  _globals['_VAMPIREQUEENEVENT']._serialized_end=279
+  _globals['_VAMPIREQUEENOPTIONS']._serialized_end=183
+  _globals['_VAMPIREQUEENPLAY']._serialized_start=185
+  _globals['_VAMPIREQUEENPLAY']._serialized_end=279
+  _globals['_VAMPIREQUEENPHASE']._serialized_start=281
+  _globals['_VAMPIREQUEENPHASE']._serialized_end=392
+  _globals['_VAMPIREQUEENROUNDPENALTIES']._serialized_start=394
+  _globals['_VAMPIREQUEENROUNDPENALTIES']._serialized_end=441
+  _globals['_VAMPIREQUEENHUNTERLOCK']._serialized_start=443
+  _globals['_VAMPIREQUEENHUNTERLOCK']._serialized_end=528
+  _globals['_VAMPIREQUEENHAND']._serialized_start=530
+  _globals['_VAMPIREQUEENHAND']._serialized_end=594
+  _globals['_VAMPIREQUEENSTATE']._serialized_start=597
+  _globals['_VAMPIREQUEENSTATE']._serialized_end=1071
+  _globals['_VAMPIREQUEENVIEW']._serialized_start=1074
+  _globals['_VAMPIREQUEENVIEW']._serialized_end=1652
+  _globals['_VAMPIREQUEENMOVE']._serialized_start=1655
+  _globals['_VAMPIREQUEENMOVE']._serialized_end=1862
+  _globals['_VAMPIREQUEENMOVE_PLAYCARDS']._serialized_start=1789
+  _globals['_VAMPIREQUEENMOVE_PLAYCARDS']._serialized_end=1846
+  _globals['_VAMPIREQUEENMOVE_PASS']._serialized_start=1848
+  _globals['_VAMPIREQUEENMOVE_PASS']._serialized_end=1854
+  _globals['_VAMPIREQUEENEVENT']._serialized_start=1865
+  _globals['_VAMPIREQUEENEVENT']._serialized_end=3292
+  _globals['_VAMPIREQUEENEVENT_HUNTERSDEALT']._serialized_start=2477
+  _globals['_VAMPIREQUEENEVENT_HUNTERSDEALT']._serialized_end=2554
+  _globals['_VAMPIREQUEENEVENT_ROUNDSTARTED']._serialized_start=2557
+  _globals['_VAMPIREQUEENEVENT_ROUNDSTARTED']._serialized_end=2692
+  _globals['_VAMPIREQUEENEVENT_PHASESTARTED']._serialized_start=2694
+  _globals['_VAMPIREQUEENEVENT_PHASESTARTED']._serialized_end=2754
+  _globals['_VAMPIREQUEENEVENT_CARDSPLAYED']._serialized_start=2756
+  _globals['_VAMPIREQUEENEVENT_CARDSPLAYED']._serialized_end=2877
+  _globals['_VAMPIREQUEENEVENT_PASSED']._serialized_start=2879
+  _globals['_VAMPIREQUEENEVENT_PASSED']._serialized_end=2917
+  _globals['_VAMPIREQUEENEVENT_PHASEWON']._serialized_start=2919
+  _globals['_VAMPIREQUEENEVENT_PHASEWON']._serialized_end=3013
+  _globals['_VAMPIREQUEENEVENT_HUNTTAKEN']._serialized_start=3016
+  _globals['_VAMPIREQUEENEVENT_HUNTTAKEN']._serialized_end=3157
+  _globals['_VAMPIREQUEENEVENT_ROUNDSCORED']._serialized_start=3159
+  _globals['_VAMPIREQUEENEVENT_ROUNDSCORED']._serialized_end=3239
+  _globals['_VAMPIREQUEENEVENT_GAMEOVER']._serialized_start=3241
+  _globals['_VAMPIREQUEENEVENT_GAMEOVER']._serialized_end=3284
 # @@protoc_insertion_point(module_scope)

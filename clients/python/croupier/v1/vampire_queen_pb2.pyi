@@ -3,9 +3,12 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from croupier.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -17,34 +20,308 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _VampireQueenCard:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VampireQueenCardEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_VampireQueenCard.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VAMPIRE_QUEEN_CARD_UNSPECIFIED: _VampireQueenCard.ValueType  # 0
+    """Not a card; never valid in a move."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_1: _VampireQueenCard.ValueType  # 1
+    """Vampire of rank 1."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_2: _VampireQueenCard.ValueType  # 2
+    """Vampire of rank 2."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_3: _VampireQueenCard.ValueType  # 3
+    """Vampire of rank 3."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_4: _VampireQueenCard.ValueType  # 4
+    """Vampire of rank 4."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_5: _VampireQueenCard.ValueType  # 5
+    """Vampire of rank 5."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_6: _VampireQueenCard.ValueType  # 6
+    """Vampire of rank 6."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_7: _VampireQueenCard.ValueType  # 7
+    """Vampire of rank 7."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_8: _VampireQueenCard.ValueType  # 8
+    """Vampire of rank 8."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_9: _VampireQueenCard.ValueType  # 9
+    """Vampire of rank 9."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_10: _VampireQueenCard.ValueType  # 10
+    """Vampire of rank 10."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_11: _VampireQueenCard.ValueType  # 11
+    """Vampire of rank 11."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_12: _VampireQueenCard.ValueType  # 12
+    """Vampire of rank 12."""
+    VAMPIRE_QUEEN_CARD_VAMPIRE_13: _VampireQueenCard.ValueType  # 13
+    """Vampire of rank 13."""
+    VAMPIRE_QUEEN_CARD_QUEEN: _VampireQueenCard.ValueType  # 14
+    """Vampire Queen, a joker (VQ-1.2): rank 14 alone or with other Queens, else the rank of the
+    vampires it joins; strength 1 in a hunt (VQ-5.2); 14 penalty points.
+    """
+    VAMPIRE_QUEEN_CARD_HUNTER_15: _VampireQueenCard.ValueType  # 15
+    """Hunter 15 (VQ-1.3): led alone to start a hunt (VQ-5.1); 15 penalty points."""
+    VAMPIRE_QUEEN_CARD_HUNTER_20: _VampireQueenCard.ValueType  # 20
+    """Hunter 20 (VQ-1.3): led alone to start a hunt (VQ-5.1); 20 penalty points."""
+
+class VampireQueenCard(_VampireQueenCard, metaclass=_VampireQueenCardEnumTypeWrapper):
+    """Vampire Queen (`vampire_queen`, 3-12 players): a climbing game over several rounds; the lowest
+    total penalty wins. Rules: shared/rules/vampire_queen.md (rule ids VQ-x.y).
+
+    Card encoding, used everywhere (state, views, moves, events): a card is its
+    `VampireQueenCard` value, which is also its penalty in points (VQ-4.3): 1..13 are the
+    vampires of that rank (eight copies each), 14 a Vampire Queen (four copies), 15 and 20 the two
+    Hunters (one each). 110 cards in all.
+
+    One card of the game. The number equals the card's penalty value (VQ-4.3).
+    """
+
+VAMPIRE_QUEEN_CARD_UNSPECIFIED: VampireQueenCard.ValueType  # 0
+"""Not a card; never valid in a move."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_1: VampireQueenCard.ValueType  # 1
+"""Vampire of rank 1."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_2: VampireQueenCard.ValueType  # 2
+"""Vampire of rank 2."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_3: VampireQueenCard.ValueType  # 3
+"""Vampire of rank 3."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_4: VampireQueenCard.ValueType  # 4
+"""Vampire of rank 4."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_5: VampireQueenCard.ValueType  # 5
+"""Vampire of rank 5."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_6: VampireQueenCard.ValueType  # 6
+"""Vampire of rank 6."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_7: VampireQueenCard.ValueType  # 7
+"""Vampire of rank 7."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_8: VampireQueenCard.ValueType  # 8
+"""Vampire of rank 8."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_9: VampireQueenCard.ValueType  # 9
+"""Vampire of rank 9."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_10: VampireQueenCard.ValueType  # 10
+"""Vampire of rank 10."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_11: VampireQueenCard.ValueType  # 11
+"""Vampire of rank 11."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_12: VampireQueenCard.ValueType  # 12
+"""Vampire of rank 12."""
+VAMPIRE_QUEEN_CARD_VAMPIRE_13: VampireQueenCard.ValueType  # 13
+"""Vampire of rank 13."""
+VAMPIRE_QUEEN_CARD_QUEEN: VampireQueenCard.ValueType  # 14
+"""Vampire Queen, a joker (VQ-1.2): rank 14 alone or with other Queens, else the rank of the
+vampires it joins; strength 1 in a hunt (VQ-5.2); 14 penalty points.
+"""
+VAMPIRE_QUEEN_CARD_HUNTER_15: VampireQueenCard.ValueType  # 15
+"""Hunter 15 (VQ-1.3): led alone to start a hunt (VQ-5.1); 15 penalty points."""
+VAMPIRE_QUEEN_CARD_HUNTER_20: VampireQueenCard.ValueType  # 20
+"""Hunter 20 (VQ-1.3): led alone to start a hunt (VQ-5.1); 20 penalty points."""
+Global___VampireQueenCard: _TypeAlias = VampireQueenCard  # noqa: Y015
+
 @_typing.final
 class VampireQueenOptions(_message.Message):
-    """Creation options of `vampire_queen` (placeholder: the engine is not written yet)."""
+    """Creation options of `vampire_queen`."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    FIRST_HUNTER_SEAT_FIELD_NUMBER: _builtins.int
+    DEAL_ALL_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    first_hunter_seat: _builtins.int
+    """The seat that takes Hunter 15 ("slept earliest last night", VQ-2.1); the seat to its left
+    takes Hunter 20 and leads round 1. Unset: drawn by the seeded generator (C-3).
+    """
+    deal_all: _builtins.bool
+    """Deal all 108 non-Hunter cards as evenly as possible, floor(108 / N) each, the rest set
+    aside (VQ-2.2). Off: the publisher's hand sizes (13 for 3-8 players, 12 for 9, 10 for 10,
+    9 for 11-12).
+    """
+    rounds: _builtins.int
+    """Number of rounds, 1..20 (VQ-2.4); 0 means the default, 5."""
     def __init__(
         self,
+        *,
+        first_hunter_seat: _builtins.int | None = ...,
+        deal_all: _builtins.bool = ...,
+        rounds: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_first_hunter_seat", b"_first_hunter_seat", "first_hunter_seat", b"first_hunter_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_hunter_seat", b"_first_hunter_seat", "deal_all", b"deal_all", "first_hunter_seat", b"first_hunter_seat", "rounds", b"rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__first_hunter_seat: _TypeAlias = _typing.Literal["first_hunter_seat"]  # noqa: Y015
+    _WhichOneofArgType__first_hunter_seat: _TypeAlias = _typing.Literal["_first_hunter_seat", b"_first_hunter_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__first_hunter_seat) -> _WhichOneofReturnType__first_hunter_seat | None: ...
 
 Global___VampireQueenOptions: _TypeAlias = VampireQueenOptions  # noqa: Y015
 
 @_typing.final
+class VampireQueenPlay(_message.Message):
+    """One seat's action in a phase: a play, or a pass (no cards)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    FORCED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that acted."""
+    forced: _builtins.bool
+    """A pass forced on a seat whose whole hand is a Hunter during a hunt (VQ-5.4)."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+        """The cards played, in ascending order; empty for a pass."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+        forced: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "forced", b"forced", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VampireQueenPlay: _TypeAlias = VampireQueenPlay  # noqa: Y015
+
+@_typing.final
+class VampireQueenPhase(_message.Message):
+    """One phase (trick) of the current round."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEADER_FIELD_NUMBER: _builtins.int
+    HUNT_FIELD_NUMBER: _builtins.int
+    PLAYS_FIELD_NUMBER: _builtins.int
+    WINNER_FIELD_NUMBER: _builtins.int
+    leader: _builtins.int
+    """The seat that led the phase."""
+    hunt: _builtins.bool
+    """Whether the phase is a hunt (led with a Hunter, VQ-5.1)."""
+    winner: _builtins.int
+    """For a completed phase: the seat that leads the next phase; in a normal phase the seat of
+    the highest play (VQ-3.4), in a hunt the seat that took the cards (VQ-5.5, VQ-5.4).
+    """
+    @_builtins.property
+    def plays(self) -> _containers.RepeatedCompositeFieldContainer[Global___VampireQueenPlay]:
+        """The plays in order. In the stored history of completed phases only plays and forced
+        passes are kept; the seats missing from it passed.
+        """
+
+    def __init__(
+        self,
+        *,
+        leader: _builtins.int = ...,
+        hunt: _builtins.bool = ...,
+        plays: _abc.Iterable[Global___VampireQueenPlay] | None = ...,
+        winner: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hunt", b"hunt", "leader", b"leader", "plays", b"plays", "winner", b"winner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VampireQueenPhase: _TypeAlias = VampireQueenPhase  # noqa: Y015
+
+@_typing.final
+class VampireQueenRoundPenalties(_message.Message):
+    """The penalties of one finished round (VQ-4.3)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PENALTIES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def penalties(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Penalty of each seat, in seat order."""
+
+    def __init__(
+        self,
+        *,
+        penalties: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["penalties", b"penalties"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VampireQueenRoundPenalties: _TypeAlias = VampireQueenRoundPenalties  # noqa: Y015
+
+@_typing.final
+class VampireQueenHunterLock(_message.Message):
+    """A Hunter its holder may not lead yet (VQ-5.7)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    HUNTER_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that took the Hunter in a hunt."""
+    hunter: Global___VampireQueenCard.ValueType
+    """The Hunter (VAMPIRE_QUEEN_CARD_HUNTER_15 or VAMPIRE_QUEEN_CARD_HUNTER_20)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        hunter: Global___VampireQueenCard.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hunter", b"hunter", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VampireQueenHunterLock: _TypeAlias = VampireQueenHunterLock  # noqa: Y015
+
+@_typing.final
+class VampireQueenHand(_message.Message):
+    """One seat's hand in the stored state."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+        """The cards, in ascending order (a multiset)."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VampireQueenHand: _TypeAlias = VampireQueenHand  # noqa: Y015
+
+@_typing.final
 class VampireQueenState(_message.Message):
-    """The complete stored state of one `vampire_queen` game."""
+    """The complete stored state of one `vampire_queen` game. Internal; never shown to a seat."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     OPTIONS_FIELD_NUMBER: _builtins.int
     RNG_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    SET_ASIDE_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    ROUND_PENALTIES_FIELD_NUMBER: _builtins.int
+    LOCKS_FIELD_NUMBER: _builtins.int
+    OVER_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """Number of seats."""
+    round: _builtins.int
+    """The current round, 1-based."""
+    turn: _builtins.int
+    """The seat to act."""
+    over: _builtins.bool
+    """Whether the game is over (VQ-4.5)."""
     @_builtins.property
     def options(self) -> Global___VampireQueenOptions:
         """The options the game was created with."""
@@ -53,16 +330,55 @@ class VampireQueenState(_message.Message):
     def rng(self) -> _common_pb2.RngState:
         """The seeded generator (C-2)."""
 
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___VampireQueenHand]:
+        """Each seat's hand, in seat order (Hunters included, VQ-2.3)."""
+
+    @_builtins.property
+    def set_aside(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+        """The cards set aside face down this round, seen by no one (VQ-2.2)."""
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___VampireQueenPhase]:
+        """The completed phases of this round, oldest first (passes omitted). The cards of its
+        normal phases are in the grave (VQ-3.4); those of its hunts went to the takers (VQ-5.5).
+        """
+
+    @_builtins.property
+    def phase(self) -> Global___VampireQueenPhase:
+        """The current phase: its leader, whether it is a hunt, and every action so far (passes
+        included).
+        """
+
+    @_builtins.property
+    def round_penalties(self) -> _containers.RepeatedCompositeFieldContainer[Global___VampireQueenRoundPenalties]:
+        """Penalties of every finished round, oldest first."""
+
+    @_builtins.property
+    def locks(self) -> _containers.RepeatedCompositeFieldContainer[Global___VampireQueenHunterLock]:
+        """Hunters their holders may not lead yet (VQ-5.7): each lasts until its seat next leads a
+        phase, across a round's end if need be.
+        """
+
     def __init__(
         self,
         *,
         options: Global___VampireQueenOptions | None = ...,
         rng: _common_pb2.RngState | None = ...,
         seats: _builtins.int = ...,
+        hands: _abc.Iterable[Global___VampireQueenHand] | None = ...,
+        set_aside: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+        round: _builtins.int = ...,
+        history: _abc.Iterable[Global___VampireQueenPhase] | None = ...,
+        phase: Global___VampireQueenPhase | None = ...,
+        turn: _builtins.int = ...,
+        round_penalties: _abc.Iterable[Global___VampireQueenRoundPenalties] | None = ...,
+        locks: _abc.Iterable[Global___VampireQueenHunterLock] | None = ...,
+        over: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "phase", b"phase", "rng", b"rng"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands", b"hands", "history", b"history", "locks", b"locks", "options", b"options", "over", b"over", "phase", b"phase", "rng", b"rng", "round", b"round", "round_penalties", b"round_penalties", "seats", b"seats", "set_aside", b"set_aside", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -70,18 +386,116 @@ Global___VampireQueenState: _TypeAlias = VampireQueenState  # noqa: Y015
 
 @_typing.final
 class VampireQueenView(_message.Message):
-    """What one seat (or a spectator) may see of a `vampire_queen` game (C-4)."""
+    """What one seat (or a spectator) may see of a `vampire_queen` game (VQ-6, C-4)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    ROUND_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    HUNTER_15_HOLDER_FIELD_NUMBER: _builtins.int
+    HUNTER_20_HOLDER_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    ROUND_PENALTIES_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
+    LOCKS_FIELD_NUMBER: _builtins.int
+    SET_ASIDE_COUNT_FIELD_NUMBER: _builtins.int
+    COUNT_TO_PLAY_FIELD_NUMBER: _builtins.int
+    RANK_TO_BEAT_FIELD_NUMBER: _builtins.int
+    OVER_FIELD_NUMBER: _builtins.int
+    DEAL_ALL_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The current round, 1-based (the last round once the game is over)."""
+    rounds: _builtins.int
+    """The number of rounds the game is played over."""
+    hunter_15_holder: _builtins.int
+    """The seat holding Hunter 15; unset while it lies on the table in a hunt."""
+    hunter_20_holder: _builtins.int
+    """The seat holding Hunter 20; unset while it lies on the table in a hunt."""
+    turn: _builtins.int
+    """The seat to act; unset once the game is over."""
+    set_aside_count: _builtins.int
+    """How many cards are set aside face down this round (their faces are seen by no one)."""
+    count_to_play: _builtins.int
+    """In a normal phase after the lead: how many cards each play must have (VQ-3.2); 0 otherwise."""
+    rank_to_beat: _builtins.int
+    """In a normal phase after the lead: the rank of the most recent play, which a play must beat
+    (VQ-3.2); 0 otherwise.
+    """
+    over: _builtins.bool
+    """Whether the game is over."""
+    deal_all: _builtins.bool
+    """Whether cards are dealt with the `deal_all` option."""
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+        """The viewer's own hand, ascending; empty for a spectator."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The number of cards in every hand, in seat order."""
+
+    @_builtins.property
+    def phase(self) -> Global___VampireQueenPhase:
+        """The current phase: leader, hunt or not, every play and pass so far. Unset once the game is
+        over.
+        """
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___VampireQueenPhase]:
+        """The completed phases of this round, oldest first (passes omitted)."""
+
+    @_builtins.property
+    def round_penalties(self) -> _containers.RepeatedCompositeFieldContainer[Global___VampireQueenRoundPenalties]:
+        """Penalties of every finished round, oldest first."""
+
+    @_builtins.property
+    def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Total penalty of every seat so far, in seat order."""
+
+    @_builtins.property
+    def locks(self) -> _containers.RepeatedCompositeFieldContainer[Global___VampireQueenHunterLock]:
+        """Hunters their holders may not lead yet (VQ-5.7); empty when none."""
+
     def __init__(
         self,
+        *,
+        round: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+        hand: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        hunter_15_holder: _builtins.int | None = ...,
+        hunter_20_holder: _builtins.int | None = ...,
+        phase: Global___VampireQueenPhase | None = ...,
+        history: _abc.Iterable[Global___VampireQueenPhase] | None = ...,
+        turn: _builtins.int | None = ...,
+        round_penalties: _abc.Iterable[Global___VampireQueenRoundPenalties] | None = ...,
+        totals: _abc.Iterable[_builtins.int] | None = ...,
+        locks: _abc.Iterable[Global___VampireQueenHunterLock] | None = ...,
+        set_aside_count: _builtins.int = ...,
+        count_to_play: _builtins.int = ...,
+        rank_to_beat: _builtins.int = ...,
+        over: _builtins.bool = ...,
+        deal_all: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_hunter_15_holder", b"_hunter_15_holder", "_hunter_20_holder", b"_hunter_20_holder", "_turn", b"_turn", "hunter_15_holder", b"hunter_15_holder", "hunter_20_holder", b"hunter_20_holder", "phase", b"phase", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_hunter_15_holder", b"_hunter_15_holder", "_hunter_20_holder", b"_hunter_20_holder", "_turn", b"_turn", "count_to_play", b"count_to_play", "deal_all", b"deal_all", "hand", b"hand", "hand_sizes", b"hand_sizes", "history", b"history", "hunter_15_holder", b"hunter_15_holder", "hunter_20_holder", b"hunter_20_holder", "locks", b"locks", "over", b"over", "phase", b"phase", "rank_to_beat", b"rank_to_beat", "round", b"round", "round_penalties", b"round_penalties", "rounds", b"rounds", "set_aside_count", b"set_aside_count", "totals", b"totals", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__hunter_15_holder: _TypeAlias = _typing.Literal["hunter_15_holder"]  # noqa: Y015
+    _WhichOneofArgType__hunter_15_holder: _TypeAlias = _typing.Literal["_hunter_15_holder", b"_hunter_15_holder"]  # noqa: Y015
+    _WhichOneofReturnType__hunter_20_holder: _TypeAlias = _typing.Literal["hunter_20_holder"]  # noqa: Y015
+    _WhichOneofArgType__hunter_20_holder: _TypeAlias = _typing.Literal["_hunter_20_holder", b"_hunter_20_holder"]  # noqa: Y015
+    _WhichOneofReturnType__turn: _TypeAlias = _typing.Literal["turn"]  # noqa: Y015
+    _WhichOneofArgType__turn: _TypeAlias = _typing.Literal["_turn", b"_turn"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__hunter_15_holder) -> _WhichOneofReturnType__hunter_15_holder | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__hunter_20_holder) -> _WhichOneofReturnType__hunter_20_holder | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__turn) -> _WhichOneofReturnType__turn | None: ...
 
 Global___VampireQueenView: _TypeAlias = VampireQueenView  # noqa: Y015
 
@@ -91,14 +505,69 @@ class VampireQueenMove(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class PlayCards(_message.Message):
+        """Play cards from the hand (VQ-3.1, VQ-3.2, VQ-5.1, VQ-5.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARDS_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+            """The cards, as a multiset (a card repeated once per copy played; any order). Several
+            cards of one rank, optionally with Queens; or Queens alone; or one Hunter (leader only);
+            in a hunt, exactly one non-Hunter card.
+            """
+
+        def __init__(
+            self,
+            *,
+            cards: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Pass(_message.Message):
+        """Pass (VQ-3.2): never as the leader, never in a hunt."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        def __init__(
+            self,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    PLAY_FIELD_NUMBER: _builtins.int
+    PASS_TURN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def play(self) -> Global___VampireQueenMove.PlayCards:
+        """Play cards."""
+
+    @_builtins.property
+    def pass_turn(self) -> Global___VampireQueenMove.Pass:
+        """Pass (named `pass_turn` because `pass` is a keyword in several languages)."""
+
     def __init__(
         self,
+        *,
+        play: Global___VampireQueenMove.PlayCards | None = ...,
+        pass_turn: Global___VampireQueenMove.Pass | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "pass_turn", b"pass_turn", "play", b"play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "pass_turn", b"pass_turn", "play", b"play"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "pass_turn"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___VampireQueenMove: _TypeAlias = VampireQueenMove  # noqa: Y015
 
@@ -108,13 +577,360 @@ class VampireQueenEvent(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class HuntersDealt(_message.Message):
+        """Who holds the Hunters at the start of the game (VQ-2.1)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        HUNTER_15_SEAT_FIELD_NUMBER: _builtins.int
+        HUNTER_20_SEAT_FIELD_NUMBER: _builtins.int
+        DRAWN_FIELD_NUMBER: _builtins.int
+        hunter_15_seat: _builtins.int
+        """The seat given Hunter 15."""
+        hunter_20_seat: _builtins.int
+        """The seat given Hunter 20 (left of the Hunter 15 seat); it leads round 1."""
+        drawn: _builtins.bool
+        """True when the Hunter 15 seat was drawn by the generator, false when set by the option."""
+        def __init__(
+            self,
+            *,
+            hunter_15_seat: _builtins.int = ...,
+            hunter_20_seat: _builtins.int = ...,
+            drawn: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["drawn", b"drawn", "hunter_15_seat", b"hunter_15_seat", "hunter_20_seat", b"hunter_20_seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RoundStarted(_message.Message):
+        """A round was dealt (VQ-2.2, VQ-4.4)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        ROUND_FIELD_NUMBER: _builtins.int
+        ROUNDS_FIELD_NUMBER: _builtins.int
+        HAND_SIZES_FIELD_NUMBER: _builtins.int
+        SET_ASIDE_COUNT_FIELD_NUMBER: _builtins.int
+        HAND_FIELD_NUMBER: _builtins.int
+        round: _builtins.int
+        """The round, 1-based."""
+        rounds: _builtins.int
+        """The number of rounds in the game."""
+        set_aside_count: _builtins.int
+        """How many cards were set aside face down."""
+        @_builtins.property
+        def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The number of cards in every hand after the deal, in seat order."""
+
+        @_builtins.property
+        def hand(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+            """The receiving seat's own new hand (private version only; empty in the public one)."""
+
+        def __init__(
+            self,
+            *,
+            round: _builtins.int = ...,
+            rounds: _builtins.int = ...,
+            hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+            set_aside_count: _builtins.int = ...,
+            hand: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand", "hand_sizes", b"hand_sizes", "round", b"round", "rounds", b"rounds", "set_aside_count", b"set_aside_count"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PhaseStarted(_message.Message):
+        """A phase began."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        ROUND_FIELD_NUMBER: _builtins.int
+        PHASE_FIELD_NUMBER: _builtins.int
+        LEADER_FIELD_NUMBER: _builtins.int
+        round: _builtins.int
+        """The round, 1-based."""
+        phase: _builtins.int
+        """The phase within the round, 1-based."""
+        leader: _builtins.int
+        """The seat that leads it."""
+        def __init__(
+            self,
+            *,
+            round: _builtins.int = ...,
+            phase: _builtins.int = ...,
+            leader: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["leader", b"leader", "phase", b"phase", "round", b"round"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CardsPlayed(_message.Message):
+        """A seat played cards."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        RANK_FIELD_NUMBER: _builtins.int
+        HUNT_FIELD_NUMBER: _builtins.int
+        CARDS_LEFT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        rank: _builtins.int
+        """In a normal phase, the rank the play counts as (Queens alone: 14, VQ-1.2); in a hunt,
+        the card's strength (Hunter 0, Queen 1, vampire its rank, VQ-5.2).
+        """
+        hunt: _builtins.bool
+        """Whether this play is part of a hunt (the lead with a Hunter included)."""
+        cards_left: _builtins.int
+        """How many cards the seat holds after the play."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+            """The cards, ascending."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            cards: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+            rank: _builtins.int = ...,
+            hunt: _builtins.bool = ...,
+            cards_left: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "cards_left", b"cards_left", "hunt", b"hunt", "rank", b"rank", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Passed(_message.Message):
+        """A seat passed."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        FORCED_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        forced: _builtins.bool
+        """Forced: the seat's whole hand is a Hunter during a hunt (VQ-5.4); it takes the cards."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            forced: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["forced", b"forced", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PhaseWon(_message.Message):
+        """A normal phase ended (VQ-3.4); its cards went to the grave."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        CARDS_TO_GRAVE_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat of the highest play, who leads next."""
+        cards_to_grave: _builtins.int
+        """How many cards went to the grave."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+            """The winning play's cards."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            cards: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+            cards_to_grave: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "cards_to_grave", b"cards_to_grave", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HuntTaken(_message.Message):
+        """A hunt ended: a seat took every card played in it (VQ-5.4, VQ-5.5) and leads next."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        FORCED_FIELD_NUMBER: _builtins.int
+        LOCKED_HUNTER_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat that took the cards."""
+        forced: _builtins.bool
+        """Whether the taker was the forced passer (VQ-5.4) rather than the strongest card."""
+        locked_hunter: Global___VampireQueenCard.ValueType
+        """The Hunter the taker may not lead in the next phase it leads (VQ-5.7)."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedScalarFieldContainer[Global___VampireQueenCard.ValueType]:
+            """The cards taken, ascending."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            cards: _abc.Iterable[Global___VampireQueenCard.ValueType] | None = ...,
+            forced: _builtins.bool = ...,
+            locked_hunter: Global___VampireQueenCard.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "forced", b"forced", "locked_hunter", b"locked_hunter", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RoundScored(_message.Message):
+        """A round ended and was scored (VQ-4.1, VQ-4.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        ROUND_FIELD_NUMBER: _builtins.int
+        EMPTIED_FIELD_NUMBER: _builtins.int
+        PENALTIES_FIELD_NUMBER: _builtins.int
+        TOTALS_FIELD_NUMBER: _builtins.int
+        round: _builtins.int
+        """The round, 1-based."""
+        @_builtins.property
+        def emptied(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The seats whose hands were empty."""
+
+        @_builtins.property
+        def penalties(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """This round's penalty of every seat, in seat order."""
+
+        @_builtins.property
+        def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Total penalty of every seat so far, in seat order."""
+
+        def __init__(
+            self,
+            *,
+            round: _builtins.int = ...,
+            emptied: _abc.Iterable[_builtins.int] | None = ...,
+            penalties: _abc.Iterable[_builtins.int] | None = ...,
+            totals: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["emptied", b"emptied", "penalties", b"penalties", "round", b"round", "totals", b"totals"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class GameOver(_message.Message):
+        """The game ended (VQ-4.5)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        TOTALS_FIELD_NUMBER: _builtins.int
+        WINNERS_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Total penalty of every seat, in seat order."""
+
+        @_builtins.property
+        def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The seats with the lowest total (several on a tie)."""
+
+        def __init__(
+            self,
+            *,
+            totals: _abc.Iterable[_builtins.int] | None = ...,
+            winners: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["totals", b"totals", "winners", b"winners"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    HUNTERS_DEALT_FIELD_NUMBER: _builtins.int
+    ROUND_STARTED_FIELD_NUMBER: _builtins.int
+    PHASE_STARTED_FIELD_NUMBER: _builtins.int
+    CARDS_PLAYED_FIELD_NUMBER: _builtins.int
+    PASSED_FIELD_NUMBER: _builtins.int
+    PHASE_WON_FIELD_NUMBER: _builtins.int
+    HUNT_TAKEN_FIELD_NUMBER: _builtins.int
+    ROUND_SCORED_FIELD_NUMBER: _builtins.int
+    GAME_OVER_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def hunters_dealt(self) -> Global___VampireQueenEvent.HuntersDealt:
+        """Hunters given out at the start."""
+
+    @_builtins.property
+    def round_started(self) -> Global___VampireQueenEvent.RoundStarted:
+        """A round was dealt."""
+
+    @_builtins.property
+    def phase_started(self) -> Global___VampireQueenEvent.PhaseStarted:
+        """A phase began."""
+
+    @_builtins.property
+    def cards_played(self) -> Global___VampireQueenEvent.CardsPlayed:
+        """A seat played cards."""
+
+    @_builtins.property
+    def passed(self) -> Global___VampireQueenEvent.Passed:
+        """A seat passed."""
+
+    @_builtins.property
+    def phase_won(self) -> Global___VampireQueenEvent.PhaseWon:
+        """A normal phase ended."""
+
+    @_builtins.property
+    def hunt_taken(self) -> Global___VampireQueenEvent.HuntTaken:
+        """A hunt ended and its cards were taken."""
+
+    @_builtins.property
+    def round_scored(self) -> Global___VampireQueenEvent.RoundScored:
+        """A round was scored."""
+
+    @_builtins.property
+    def game_over(self) -> Global___VampireQueenEvent.GameOver:
+        """The game ended."""
+
     def __init__(
         self,
+        *,
+        hunters_dealt: Global___VampireQueenEvent.HuntersDealt | None = ...,
+        round_started: Global___VampireQueenEvent.RoundStarted | None = ...,
+        phase_started: Global___VampireQueenEvent.PhaseStarted | None = ...,
+        cards_played: Global___VampireQueenEvent.CardsPlayed | None = ...,
+        passed: Global___VampireQueenEvent.Passed | None = ...,
+        phase_won: Global___VampireQueenEvent.PhaseWon | None = ...,
+        hunt_taken: Global___VampireQueenEvent.HuntTaken | None = ...,
+        round_scored: Global___VampireQueenEvent.RoundScored | None = ...,
+        game_over: Global___VampireQueenEvent.GameOver | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cards_played", b"cards_played", "game_over", b"game_over", "hunt_taken", b"hunt_taken", "hunters_dealt", b"hunters_dealt", "kind", b"kind", "passed", b"passed", "phase_started", b"phase_started", "phase_won", b"phase_won", "round_scored", b"round_scored", "round_started", b"round_started"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_played", b"cards_played", "game_over", b"game_over", "hunt_taken", b"hunt_taken", "hunters_dealt", b"hunters_dealt", "kind", b"kind", "passed", b"passed", "phase_started", b"phase_started", "phase_won", b"phase_won", "round_scored", b"round_scored", "round_started", b"round_started"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hunters_dealt", "round_started", "phase_started", "cards_played", "passed", "phase_won", "hunt_taken", "round_scored", "game_over"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___VampireQueenEvent: _TypeAlias = VampireQueenEvent  # noqa: Y015
