@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, MutableSequence, Sequence
 
+from croupier.v1.common_pb2 import RngState
+from engines.core import rng
+
 
 def holds_all(hand: Iterable[int], cards: Sequence[int]) -> bool:
     """Whether `hand` contains every card of `cards`, copies counted."""
@@ -29,3 +32,17 @@ def draw(pile: MutableSequence[int], count: int) -> list[int]:
     del pile[-count:]
     taken.reverse()
     return taken
+
+
+def refill_from_discard(
+    draw_pile: MutableSequence[int], discard_pile: MutableSequence[int], state_rng: RngState
+) -> int:
+    """Shuffle the discard pile but its top card (the last entry) into the draw pile (whose top
+    is also its last entry); return how many cards moved (0 when only the top was left)."""
+    if len(discard_pile) <= 1:
+        return 0
+    moved = list(discard_pile[:-1])
+    del discard_pile[:-1]
+    rng.shuffle(state_rng, moved)
+    draw_pile.extend(moved)
+    return len(moved)

@@ -1,42 +1,24 @@
-"""Pig Mau Mau (`pig_mau_mau`): not written yet; see ../shared/rules/pig_mau_mau.md."""
+"""Pig Mau Mau (`pig_mau_mau`, 2-5 players, four races); spec: ../shared/rules/pig_mau_mau.md.
+
+Mau Mau with a pig race on the side. Each race: pigs on START, 39 cards shuffled, 5 dealt to
+each, one turned up (no action). On a turn a player plays a card matching the top by colour,
+number or symbol, or any green card (PM-3.1); a number card moves its pig forward, an X skips
+the next player, a +2 makes the next player stack a +2 or draw the total and then move pigs back
+one space per card drawn (PM-4), a Tired Pig moves the rearmost pig 3 and demands its printed
+colour, a Farmer names the next colour (PM-3.4). A player who cannot play draws one card
+(automatically, C-6). After any draw the drawer may place or change a secret bet at the end of
+the bet row (PM-5). A race ends when a pig reaches the finish (+3 to who moved it, that pig wins)
+or a player plays their last card (+5, the leading pig(s) win); bets on winners score 6-4-3-2-1
+in row order (PM-6). Four races, the start player moving left; most points wins. Option `mau`:
+plays leaving one card / no card must call "Mau" / "Mau Mau", else the card is taken back and
+the turn passes (PM-7).
+
+Modules: cards (encoding, matching), rules (the one legality check), turns (what moves do and
+the automatic steps), race (setup, draws, scoring), views (what each seat sees), engine.
+"""
 
 from __future__ import annotations
 
-from croupier.v1.common_pb2 import GameResult
-from croupier.v1.pig_mau_mau_pb2 import PigMauMauEvent, PigMauMauMove, PigMauMauOptions, PigMauMauState, PigMauMauView
-from engines.core.engine import Emitted, Engine
+from engines.pig_mau_mau.engine import ENGINE, PigMauMauEngine
 
-
-class PigMauMauEngine(Engine[PigMauMauOptions, PigMauMauState, PigMauMauView, PigMauMauMove, PigMauMauEvent]):
-    game_id = "pig_mau_mau"
-    title = "Pig Mau Mau"
-    min_seats = 2
-    max_seats = 5
-    options_type = PigMauMauOptions
-    state_type = PigMauMauState
-    view_type = PigMauMauView
-    move_type = PigMauMauMove
-    event_type = PigMauMauEvent
-
-    def new_game(
-        self, options: PigMauMauOptions, seats: int, seed: int
-    ) -> tuple[PigMauMauState, list[Emitted[PigMauMauEvent]]]:
-        raise NotImplementedError
-
-    def active_seats(self, state: PigMauMauState) -> list[int]:
-        raise NotImplementedError
-
-    def legal_moves(self, state: PigMauMauState, seat: int) -> list[PigMauMauMove]:
-        raise NotImplementedError
-
-    def apply(self, state: PigMauMauState, seat: int, move: PigMauMauMove) -> list[Emitted[PigMauMauEvent]]:
-        raise NotImplementedError
-
-    def view(self, state: PigMauMauState, seat: int | None) -> PigMauMauView:
-        raise NotImplementedError
-
-    def result(self, state: PigMauMauState) -> GameResult | None:
-        raise NotImplementedError
-
-
-ENGINE = PigMauMauEngine()
+__all__ = ["ENGINE", "PigMauMauEngine"]

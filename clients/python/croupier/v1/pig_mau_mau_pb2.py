@@ -25,21 +25,83 @@ _sym_db = _symbol_database.Default()
 from croupier.v1 import common_pb2 as croupier_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63roupier/v1/pig_mau_mau.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"\x12\n\x10PigMauMauOptions\"s\n\x0ePigMauMauState\x12.\n\x07options\x18\x01 \x01(\x0b\x32\x1d.croupier.v1.PigMauMauOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\"\x0f\n\rPigMauMauView\"\x0f\n\rPigMauMauMove\"\x10\n\x0ePigMauMauEventb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63roupier/v1/pig_mau_mau.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"\x81\x01\n\rPigMauMauCard\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12,\n\x04kind\x18\x02 \x01(\x0e\x32\x1e.croupier.v1.PigMauMauCardKind\x12$\n\x05\x63olor\x18\x03 \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\x0e\n\x06number\x18\x04 \x01(\x05\"B\n\x0cPigMauMauBet\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12$\n\x05\x63olor\x18\x02 \x01(\x0e\x32\x15.croupier.v1.PigColor\"2\n\x12PigMauMauRaceScore\x12\x0c\n\x04race\x18\x01 \x01(\x05\x12\x0e\n\x06points\x18\x02 \x03(\x05\"`\n\x10PigMauMauOptions\x12\x17\n\x0f\x66inish_distance\x18\x01 \x01(\x05\x12\x17\n\nstart_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0b\n\x03mau\x18\x03 \x01(\x08\x42\r\n\x0b_start_seat\"\x9e\x04\n\x0ePigMauMauState\x12.\n\x07options\x18\x01 \x01(\x0b\x32\x1d.croupier.v1.PigMauMauOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\x12\x0e\n\x06\x66inish\x18\x04 \x01(\x05\x12\x0c\n\x04race\x18\x05 \x01(\x05\x12\x17\n\x0frace_start_seat\x18\x06 \x01(\x05\x12*\n\x05phase\x18\x07 \x01(\x0e\x32\x1b.croupier.v1.PigMauMauPhase\x12\x0c\n\x04turn\x18\x08 \x01(\x05\x12/\n\x05hands\x18\t \x03(\x0b\x32 .croupier.v1.PigMauMauState.Hand\x12\x11\n\tdraw_pile\x18\n \x03(\x05\x12\x14\n\x0c\x64iscard_pile\x18\x0b \x03(\x05\x12-\n\x0erequired_color\x18\x0c \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\x14\n\x0cpending_draw\x18\r \x01(\x05\x12\x0c\n\x04pigs\x18\x0e \x03(\x05\x12\x12\n\nsteps_left\x18\x0f \x01(\x05\x12*\n\x07\x62\x65t_row\x18\x10 \x03(\x0b\x32\x19.croupier.v1.PigMauMauBet\x12\x34\n\x0brace_scores\x18\x11 \x03(\x0b\x32\x1f.croupier.v1.PigMauMauRaceScore\x1a\x15\n\x04Hand\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\x05\"\xbf\x04\n\rPigMauMauView\x12\x0c\n\x04race\x18\x01 \x01(\x05\x12\r\n\x05races\x18\x02 \x01(\x05\x12\x17\n\x0frace_start_seat\x18\x03 \x01(\x05\x12*\n\x05phase\x18\x04 \x01(\x0e\x32\x1b.croupier.v1.PigMauMauPhase\x12\x11\n\x04turn\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x0e\n\x06\x66inish\x18\x06 \x01(\x05\x12\x0c\n\x04pigs\x18\x07 \x03(\x05\x12,\n\x08top_card\x18\x08 \x01(\x0b\x32\x1a.croupier.v1.PigMauMauCard\x12\x14\n\x0c\x64iscard_size\x18\t \x01(\x05\x12\x11\n\tdraw_size\x18\n \x01(\x05\x12\x12\n\nhand_sizes\x18\x0b \x03(\x05\x12(\n\x04hand\x18\x0c \x03(\x0b\x32\x1a.croupier.v1.PigMauMauCard\x12*\n\x07\x62\x65t_row\x18\r \x03(\x0b\x32\x19.croupier.v1.PigMauMauBet\x12%\n\x06my_bet\x18\x0e \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\x14\n\x0cpending_draw\x18\x0f \x01(\x05\x12-\n\x0erequired_color\x18\x10 \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\x12\n\nsteps_left\x18\x11 \x01(\x05\x12\x34\n\x0brace_scores\x18\x12 \x03(\x0b\x32\x1f.croupier.v1.PigMauMauRaceScore\x12\x0e\n\x06totals\x18\x13 \x03(\x05\x12\x0b\n\x03mau\x18\x14 \x01(\x08\x42\x07\n\x05_turn\"\xf6\x04\n\rPigMauMauMove\x12\x33\n\x04play\x18\x01 \x01(\x0b\x32#.croupier.v1.PigMauMauMove.PlayCardH\x00\x12/\n\x04\x64raw\x18\x02 \x01(\x0b\x32\x1f.croupier.v1.PigMauMauMove.DrawH\x00\x12\x38\n\tstep_back\x18\x03 \x01(\x0b\x32#.croupier.v1.PigMauMauMove.StepBackH\x00\x12\x38\n\tend_steps\x18\x04 \x01(\x0b\x32#.croupier.v1.PigMauMauMove.EndStepsH\x00\x12\x38\n\tplace_bet\x18\x05 \x01(\x0b\x32#.croupier.v1.PigMauMauMove.PlaceBetH\x00\x12<\n\x0b\x64\x65\x63line_bet\x18\x06 \x01(\x0b\x32%.croupier.v1.PigMauMauMove.DeclineBetH\x00\x1a\x86\x01\n\x08PlayCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\x05\x12\"\n\x03pig\x18\x02 \x01(\x0e\x32\x15.croupier.v1.PigColor\x12$\n\x05\x63olor\x18\x03 \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\"\n\x04\x63\x61ll\x18\x04 \x01(\x0e\x32\x14.croupier.v1.MauCall\x1a\x06\n\x04\x44raw\x1a.\n\x08StepBack\x12\"\n\x03pig\x18\x01 \x01(\x0e\x32\x15.croupier.v1.PigColor\x1a\n\n\x08\x45ndSteps\x1a\x30\n\x08PlaceBet\x12$\n\x05\x63olor\x18\x01 \x01(\x0e\x32\x15.croupier.v1.PigColor\x1a\x0c\n\nDeclineBetB\x06\n\x04kind\"\xf8\x13\n\x0ePigMauMauEvent\x12H\n\x11start_seat_chosen\x18\x01 \x01(\x0b\x32+.croupier.v1.PigMauMauEvent.StartSeatChosenH\x00\x12?\n\x0crace_started\x18\x02 \x01(\x0b\x32\'.croupier.v1.PigMauMauEvent.RaceStartedH\x00\x12=\n\x0b\x63\x61rd_played\x18\x03 \x01(\x0b\x32&.croupier.v1.PigMauMauEvent.CardPlayedH\x00\x12\x39\n\tpig_moved\x18\x04 \x01(\x0b\x32$.croupier.v1.PigMauMauEvent.PigMovedH\x00\x12?\n\x0cseat_skipped\x18\x05 \x01(\x0b\x32\'.croupier.v1.PigMauMauEvent.SeatSkippedH\x00\x12?\n\x0c\x64raw_pending\x18\x06 \x01(\x0b\x32\'.croupier.v1.PigMauMauEvent.DrawPendingH\x00\x12\x41\n\rmau_forgotten\x18\x07 \x01(\x0b\x32(.croupier.v1.PigMauMauEvent.MauForgottenH\x00\x12=\n\x0b\x63\x61rds_drawn\x18\x08 \x01(\x0b\x32&.croupier.v1.PigMauMauEvent.CardsDrawnH\x00\x12\x45\n\x0fpile_reshuffled\x18\t \x01(\x0b\x32*.croupier.v1.PigMauMauEvent.PileReshuffledH\x00\x12=\n\x0bturn_passed\x18\n \x01(\x0b\x32&.croupier.v1.PigMauMauEvent.TurnPassedH\x00\x12\x41\n\rsteps_granted\x18\x0b \x01(\x0b\x32(.croupier.v1.PigMauMauEvent.StepsGrantedH\x00\x12=\n\x0bsteps_ended\x18\x0c \x01(\x0b\x32&.croupier.v1.PigMauMauEvent.StepsEndedH\x00\x12;\n\nbet_placed\x18\r \x01(\x0b\x32%.croupier.v1.PigMauMauEvent.BetPlacedH\x00\x12?\n\x0c\x62\x65t_declined\x18\x0e \x01(\x0b\x32\'.croupier.v1.PigMauMauEvent.BetDeclinedH\x00\x12;\n\nrace_ended\x18\x0f \x01(\x0b\x32%.croupier.v1.PigMauMauEvent.RaceEndedH\x00\x12;\n\ngame_ended\x18\x10 \x01(\x0b\x32%.croupier.v1.PigMauMauEvent.GameEndedH\x00\x1a\x32\n\x0fStartSeatChosen\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tby_option\x18\x02 \x01(\x08\x1a\xc0\x01\n\x0bRaceStarted\x12\x0c\n\x04race\x18\x01 \x01(\x05\x12\x12\n\nstart_seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x66inish\x18\x03 \x01(\x05\x12.\n\nfirst_card\x18\x04 \x01(\x0b\x32\x1a.croupier.v1.PigMauMauCard\x12\x12\n\nhand_sizes\x18\x05 \x03(\x05\x12(\n\x04hand\x18\x06 \x03(\x0b\x32\x1a.croupier.v1.PigMauMauCard\x12\x11\n\tdraw_size\x18\x07 \x01(\x05\x1a\xa8\x01\n\nCardPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1a.croupier.v1.PigMauMauCard\x12*\n\x0bnamed_color\x18\x03 \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\"\n\x04\x63\x61ll\x18\x04 \x01(\x0e\x32\x14.croupier.v1.MauCall\x12\x12\n\ncards_left\x18\x05 \x01(\x05\x1a[\n\x08PigMoved\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\"\n\x03pig\x18\x02 \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\x0e\n\x06\x62\x65\x66ore\x18\x03 \x01(\x05\x12\r\n\x05\x61\x66ter\x18\x04 \x01(\x05\x1a\x1b\n\x0bSeatSkipped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a*\n\x0b\x44rawPending\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05total\x18\x02 \x01(\x05\x1an\n\x0cMauForgotten\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1a.croupier.v1.PigMauMauCard\x12&\n\x08required\x18\x03 \x01(\x0e\x32\x14.croupier.v1.MauCall\x1ak\n\nCardsDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12)\n\x05\x63\x61rds\x18\x03 \x03(\x0b\x32\x1a.croupier.v1.PigMauMauCard\x12\x15\n\rpending_total\x18\x04 \x01(\x05\x1a#\n\x0ePileReshuffled\x12\x11\n\tdraw_size\x18\x01 \x01(\x05\x1a\x1a\n\nTurnPassed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a+\n\x0cStepsGranted\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05steps\x18\x02 \x01(\x05\x1a*\n\nStepsEnded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06unused\x18\x02 \x01(\x05\x1au\n\tBetPlaced\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04slot\x18\x02 \x01(\x05\x12$\n\x05\x63olor\x18\x03 \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\x0f\n\x07\x63hanged\x18\x04 \x01(\x08\x12\x15\n\rprevious_slot\x18\x05 \x01(\x05\x1a\x1b\n\x0b\x42\x65tDeclined\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1aQ\n\x0bRevealedBet\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12$\n\x05\x63olor\x18\x02 \x01(\x0e\x32\x15.croupier.v1.PigColor\x12\x0e\n\x06points\x18\x03 \x01(\x05\x1a\x80\x02\n\tRaceEnded\x12\x0c\n\x04race\x18\x01 \x01(\x05\x12&\n\x07winners\x18\x02 \x03(\x0e\x32\x15.croupier.v1.PigColor\x12\x1a\n\rfinisher_seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x19\n\x0c\x65mptied_seat\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x35\n\x04\x62\x65ts\x18\x05 \x03(\x0b\x32\'.croupier.v1.PigMauMauEvent.RevealedBet\x12\x0e\n\x06points\x18\x06 \x03(\x05\x12\x0e\n\x06totals\x18\x07 \x03(\x05\x12\x0c\n\x04pigs\x18\x08 \x03(\x05\x42\x10\n\x0e_finisher_seatB\x0f\n\r_emptied_seat\x1a,\n\tGameEnded\x12\x0e\n\x06totals\x18\x01 \x03(\x05\x12\x0f\n\x07winners\x18\x02 \x03(\x05\x42\x06\n\x04kind*x\n\x08PigColor\x12\x19\n\x15PIG_COLOR_UNSPECIFIED\x10\x00\x12\x12\n\x0ePIG_COLOR_PINK\x10\x01\x12\x13\n\x0fPIG_COLOR_BROWN\x10\x02\x12\x13\n\x0fPIG_COLOR_BLACK\x10\x03\x12\x13\n\x0fPIG_COLOR_BEIGE\x10\x04*\xe7\x01\n\x11PigMauMauCardKind\x12%\n!PIG_MAU_MAU_CARD_KIND_UNSPECIFIED\x10\x00\x12 \n\x1cPIG_MAU_MAU_CARD_KIND_NUMBER\x10\x01\x12\x1e\n\x1aPIG_MAU_MAU_CARD_KIND_SKIP\x10\x02\x12\"\n\x1ePIG_MAU_MAU_CARD_KIND_PLUS_TWO\x10\x03\x12#\n\x1fPIG_MAU_MAU_CARD_KIND_TIRED_PIG\x10\x04\x12 \n\x1cPIG_MAU_MAU_CARD_KIND_FARMER\x10\x05*K\n\x07MauCall\x12\x18\n\x14MAU_CALL_UNSPECIFIED\x10\x00\x12\x10\n\x0cMAU_CALL_MAU\x10\x01\x12\x14\n\x10MAU_CALL_MAU_MAU\x10\x02*\xa3\x01\n\x0ePigMauMauPhase\x12!\n\x1dPIG_MAU_MAU_PHASE_UNSPECIFIED\x10\x00\x12\x1a\n\x16PIG_MAU_MAU_PHASE_PLAY\x10\x01\x12\x1b\n\x17PIG_MAU_MAU_PHASE_STEPS\x10\x02\x12\x19\n\x15PIG_MAU_MAU_PHASE_BET\x10\x03\x12\x1a\n\x16PIG_MAU_MAU_PHASE_OVER\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.pig_mau_mau_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PIGMAUMAUOPTIONS']._serialized_start=72
-  _globals['_PIGMAUMAUOPTIONS']._serialized_end=90
-  _globals['_PIGMAUMAUSTATE']._serialized_start=92
-  _globals['_PIGMAUMAUSTATE']._serialized_end=207
-  _globals['_PIGMAUMAUVIEW']._serialized_start=209
-  _globals['_PIGMAUMAUVIEW']._serialized_end=224
-  _globals['_PIGMAUMAUMOVE']._serialized_start=226
-  _globals['_PIGMAUMAUMOVE']._serialized_end=241
-  _globals['_PIGMAUMAUEVENT']._serialized_start=243
-  _globals['_PIGMAUMAUEVENT']._serialized_end=259
+  _globals['_PIGCOLOR']._serialized_start=4733
+  _globals['_PIGCOLOR']._serialized_end=4853
+  _globals['_PIGMAUMAUCARDKIND']._serialized_start=4856
+  _globals['_PIGMAUMAUCARDKIND']._serialized_end=5087
+  _globals['_MAUCALL']._serialized_start=5089
+  _globals['_MAUCALL']._serialized_end=5164
+  _globals['_PIGMAUMAUPHASE']._serialized_start=5167
+  _globals['_PIGMAUMAUPHASE']._serialized_end=5330
+  _globals['_PIGMAUMAUCARD']._serialized_start=73
+  _globals['_PIGMAUMAUCARD']._serialized_end=202
+  _globals['_PIGMAUMAUBET']._serialized_start=204
+  _globals['_PIGMAUMAUBET']._serialized_end=270
+  _globals['_PIGMAUMAURACESCORE']._serialized_start=272
+  _globals['_PIGMAUMAURACESCORE']._serialized_end=322
+  _globals['_PIGMAUMAUOPTIONS']._serialized_start=324
+  _globals['_PIGMAUMAUOPTIONS']._serialized_end=420
+  _globals['_PIGMAUMAUSTATE']._serialized_start=423
+  _globals['_PIGMAUMAUSTATE']._serialized_end=965
+  _globals['_PIGMAUMAUSTATE_HAND']._serialized_start=944
+  _globals['_PIGMAUMAUSTATE_HAND']._serialized_end=965
+  _globals['_PIGMAUMAUVIEW']._serialized_start=968
+  _globals['_PIGMAUMAUVIEW']._serialized_end=1543
+  _globals['_PIGMAUMAUMOVE']._serialized_start=1546
+  _globals['_PIGMAUMAUMOVE']._serialized_end=2176
+  _globals['_PIGMAUMAUMOVE_PLAYCARD']._serialized_start=1902
+  _globals['_PIGMAUMAUMOVE_PLAYCARD']._serialized_end=2036
+  _globals['_PIGMAUMAUMOVE_DRAW']._serialized_start=2038
+  _globals['_PIGMAUMAUMOVE_DRAW']._serialized_end=2044
+  _globals['_PIGMAUMAUMOVE_STEPBACK']._serialized_start=2046
+  _globals['_PIGMAUMAUMOVE_STEPBACK']._serialized_end=2092
+  _globals['_PIGMAUMAUMOVE_ENDSTEPS']._serialized_start=2094
+  _globals['_PIGMAUMAUMOVE_ENDSTEPS']._serialized_end=2104
+  _globals['_PIGMAUMAUMOVE_PLACEBET']._serialized_start=2106
+  _globals['_PIGMAUMAUMOVE_PLACEBET']._serialized_end=2154
+  _globals['_PIGMAUMAUMOVE_DECLINEBET']._serialized_start=2156
+  _globals['_PIGMAUMAUMOVE_DECLINEBET']._serialized_end=2168
+  _globals['_PIGMAUMAUEVENT']._serialized_start=2179
+  _globals['_PIGMAUMAUEVENT']._serialized_end=4731
+  _globals['_PIGMAUMAUEVENT_STARTSEATCHOSEN']._serialized_start=3230
+  _globals['_PIGMAUMAUEVENT_STARTSEATCHOSEN']._serialized_end=3280
+  _globals['_PIGMAUMAUEVENT_RACESTARTED']._serialized_start=3283
+  _globals['_PIGMAUMAUEVENT_RACESTARTED']._serialized_end=3475
+  _globals['_PIGMAUMAUEVENT_CARDPLAYED']._serialized_start=3478
+  _globals['_PIGMAUMAUEVENT_CARDPLAYED']._serialized_end=3646
+  _globals['_PIGMAUMAUEVENT_PIGMOVED']._serialized_start=3648
+  _globals['_PIGMAUMAUEVENT_PIGMOVED']._serialized_end=3739
+  _globals['_PIGMAUMAUEVENT_SEATSKIPPED']._serialized_start=3741
+  _globals['_PIGMAUMAUEVENT_SEATSKIPPED']._serialized_end=3768
+  _globals['_PIGMAUMAUEVENT_DRAWPENDING']._serialized_start=3770
+  _globals['_PIGMAUMAUEVENT_DRAWPENDING']._serialized_end=3812
+  _globals['_PIGMAUMAUEVENT_MAUFORGOTTEN']._serialized_start=3814
+  _globals['_PIGMAUMAUEVENT_MAUFORGOTTEN']._serialized_end=3924
+  _globals['_PIGMAUMAUEVENT_CARDSDRAWN']._serialized_start=3926
+  _globals['_PIGMAUMAUEVENT_CARDSDRAWN']._serialized_end=4033
+  _globals['_PIGMAUMAUEVENT_PILERESHUFFLED']._serialized_start=4035
+  _globals['_PIGMAUMAUEVENT_PILERESHUFFLED']._serialized_end=4070
+  _globals['_PIGMAUMAUEVENT_TURNPASSED']._serialized_start=4072
+  _globals['_PIGMAUMAUEVENT_TURNPASSED']._serialized_end=4098
+  _globals['_PIGMAUMAUEVENT_STEPSGRANTED']._serialized_start=4100
+  _globals['_PIGMAUMAUEVENT_STEPSGRANTED']._serialized_end=4143
+  _globals['_PIGMAUMAUEVENT_STEPSENDED']._serialized_start=4145
+  _globals['_PIGMAUMAUEVENT_STEPSENDED']._serialized_end=4187
+  _globals['_PIGMAUMAUEVENT_BETPLACED']._serialized_start=4189
+  _globals['_PIGMAUMAUEVENT_BETPLACED']._serialized_end=4306
+  _globals['_PIGMAUMAUEVENT_BETDECLINED']._serialized_start=4308
+  _globals['_PIGMAUMAUEVENT_BETDECLINED']._serialized_end=4335
+  _globals['_PIGMAUMAUEVENT_REVEALEDBET']._serialized_start=4337
+  _globals['_PIGMAUMAUEVENT_REVEALEDBET']._serialized_end=4418
+  _globals['_PIGMAUMAUEVENT_RACEENDED']._serialized_start=4421
+  _globals['_PIGMAUMAUEVENT_RACEENDED']._serialized_end=4677
+  _globals['_PIGMAUMAUEVENT_GAMEENDED']._serialized_start=4679
+  _globals['_PIGMAUMAUEVENT_GAMEENDED']._serialized_end=4723
 # @@protoc_insertion_point(module_scope)

@@ -3,9 +3,12 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from croupier.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -17,34 +20,330 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _PigColor:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PigColorEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PigColor.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PIG_COLOR_UNSPECIFIED: _PigColor.ValueType  # 0
+    """No colour: a green card, no restriction, or (for a bet) a face-down bet."""
+    PIG_COLOR_PINK: _PigColor.ValueType  # 1
+    """The pink pig."""
+    PIG_COLOR_BROWN: _PigColor.ValueType  # 2
+    """The brown pig."""
+    PIG_COLOR_BLACK: _PigColor.ValueType  # 3
+    """The black pig."""
+    PIG_COLOR_BEIGE: _PigColor.ValueType  # 4
+    """The beige pig."""
+
+class PigColor(_PigColor, metaclass=_PigColorEnumTypeWrapper):
+    """Pig Mau Mau (`pig_mau_mau`, 2-5 seats, four races): Mau Mau where number cards move the pig
+    of their colour on a race track, and players bet on the winning pig. Rules:
+    ../shared/rules/pig_mau_mau.md (rule ids PM-x.y); engine: engines/pig_mau_mau.
+
+    Card codes (an int32 `card` in moves and the state; views and events also give the decoded
+    PigMauMauCard). The colour index c is 0 pink, 1 brown, 2 black, 3 beige (PigColor = c + 1).
+      0..23   number card: colour c = code / 6, number n = code % 6 + 1 (pink 1 = 0, beige 6 = 23)
+      24..27  X (skip) of colour c = code - 24
+      28..31  +2 of colour c = code - 28
+      32..35  Tired Pig (green), printed with colour c = code - 32
+      36..38  Farmer (green), three copies
+
+    The four pigs, which are also the colours of the number, X and +2 cards and of the bets.
+    """
+
+PIG_COLOR_UNSPECIFIED: PigColor.ValueType  # 0
+"""No colour: a green card, no restriction, or (for a bet) a face-down bet."""
+PIG_COLOR_PINK: PigColor.ValueType  # 1
+"""The pink pig."""
+PIG_COLOR_BROWN: PigColor.ValueType  # 2
+"""The brown pig."""
+PIG_COLOR_BLACK: PigColor.ValueType  # 3
+"""The black pig."""
+PIG_COLOR_BEIGE: PigColor.ValueType  # 4
+"""The beige pig."""
+Global___PigColor: _TypeAlias = PigColor  # noqa: Y015
+
+class _PigMauMauCardKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PigMauMauCardKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PigMauMauCardKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PIG_MAU_MAU_CARD_KIND_UNSPECIFIED: _PigMauMauCardKind.ValueType  # 0
+    """Not a card."""
+    PIG_MAU_MAU_CARD_KIND_NUMBER: _PigMauMauCardKind.ValueType  # 1
+    """A number card 1..6: moves the pig of its colour forward by the number."""
+    PIG_MAU_MAU_CARD_KIND_SKIP: _PigMauMauCardKind.ValueType  # 2
+    """An X card: the next player is skipped."""
+    PIG_MAU_MAU_CARD_KIND_PLUS_TWO: _PigMauMauCardKind.ValueType  # 3
+    """A +2 card: the next player draws 2 or passes on a bigger total (PM-4)."""
+    PIG_MAU_MAU_CARD_KIND_TIRED_PIG: _PigMauMauCardKind.ValueType  # 4
+    """A Tired Pig (green): the rearmost pig moves forward 3; its printed colour must follow."""
+    PIG_MAU_MAU_CARD_KIND_FARMER: _PigMauMauCardKind.ValueType  # 5
+    """A Farmer (green): the player names the colour that must follow."""
+
+class PigMauMauCardKind(_PigMauMauCardKind, metaclass=_PigMauMauCardKindEnumTypeWrapper):
+    """What a game card is (PM-1.2)."""
+
+PIG_MAU_MAU_CARD_KIND_UNSPECIFIED: PigMauMauCardKind.ValueType  # 0
+"""Not a card."""
+PIG_MAU_MAU_CARD_KIND_NUMBER: PigMauMauCardKind.ValueType  # 1
+"""A number card 1..6: moves the pig of its colour forward by the number."""
+PIG_MAU_MAU_CARD_KIND_SKIP: PigMauMauCardKind.ValueType  # 2
+"""An X card: the next player is skipped."""
+PIG_MAU_MAU_CARD_KIND_PLUS_TWO: PigMauMauCardKind.ValueType  # 3
+"""A +2 card: the next player draws 2 or passes on a bigger total (PM-4)."""
+PIG_MAU_MAU_CARD_KIND_TIRED_PIG: PigMauMauCardKind.ValueType  # 4
+"""A Tired Pig (green): the rearmost pig moves forward 3; its printed colour must follow."""
+PIG_MAU_MAU_CARD_KIND_FARMER: PigMauMauCardKind.ValueType  # 5
+"""A Farmer (green): the player names the colour that must follow."""
+Global___PigMauMauCardKind: _TypeAlias = PigMauMauCardKind  # noqa: Y015
+
+class _MauCall:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MauCallEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MauCall.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    MAU_CALL_UNSPECIFIED: _MauCall.ValueType  # 0
+    """No call."""
+    MAU_CALL_MAU: _MauCall.ValueType  # 1
+    """"Mau": required when the play leaves the player with one card."""
+    MAU_CALL_MAU_MAU: _MauCall.ValueType  # 2
+    """"Mau Mau": required when the play is the player's last card."""
+
+class MauCall(_MauCall, metaclass=_MauCallEnumTypeWrapper):
+    """The call that goes with a play under the `mau` option (PM-7)."""
+
+MAU_CALL_UNSPECIFIED: MauCall.ValueType  # 0
+"""No call."""
+MAU_CALL_MAU: MauCall.ValueType  # 1
+""""Mau": required when the play leaves the player with one card."""
+MAU_CALL_MAU_MAU: MauCall.ValueType  # 2
+""""Mau Mau": required when the play is the player's last card."""
+Global___MauCall: _TypeAlias = MauCall  # noqa: Y015
+
+class _PigMauMauPhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PigMauMauPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PigMauMauPhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PIG_MAU_MAU_PHASE_UNSPECIFIED: _PigMauMauPhase.ValueType  # 0
+    """Not used."""
+    PIG_MAU_MAU_PHASE_PLAY: _PigMauMauPhase.ValueType  # 1
+    """`turn` plays a card (or, facing a +2 and holding one, may draw the total instead)."""
+    PIG_MAU_MAU_PHASE_STEPS: _PigMauMauPhase.ValueType  # 2
+    """`turn` drew a +2 total and moves pigs back one space at a time (PM-4.2)."""
+    PIG_MAU_MAU_PHASE_BET: _PigMauMauPhase.ValueType  # 3
+    """`turn` drew from the draw pile and may place or change a bet, or decline (PM-5)."""
+    PIG_MAU_MAU_PHASE_OVER: _PigMauMauPhase.ValueType  # 4
+    """The four races are over."""
+
+class PigMauMauPhase(_PigMauMauPhase, metaclass=_PigMauMauPhaseEnumTypeWrapper):
+    """Whose move the game waits for, and of which kind."""
+
+PIG_MAU_MAU_PHASE_UNSPECIFIED: PigMauMauPhase.ValueType  # 0
+"""Not used."""
+PIG_MAU_MAU_PHASE_PLAY: PigMauMauPhase.ValueType  # 1
+"""`turn` plays a card (or, facing a +2 and holding one, may draw the total instead)."""
+PIG_MAU_MAU_PHASE_STEPS: PigMauMauPhase.ValueType  # 2
+"""`turn` drew a +2 total and moves pigs back one space at a time (PM-4.2)."""
+PIG_MAU_MAU_PHASE_BET: PigMauMauPhase.ValueType  # 3
+"""`turn` drew from the draw pile and may place or change a bet, or decline (PM-5)."""
+PIG_MAU_MAU_PHASE_OVER: PigMauMauPhase.ValueType  # 4
+"""The four races are over."""
+Global___PigMauMauPhase: _TypeAlias = PigMauMauPhase  # noqa: Y015
+
 @_typing.final
-class PigMauMauOptions(_message.Message):
-    """Creation options of `pig_mau_mau` (placeholder: the engine is not written yet)."""
+class PigMauMauCard(_message.Message):
+    """A game card, decoded for frontends."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    CODE_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    COLOR_FIELD_NUMBER: _builtins.int
+    NUMBER_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """The card code (see the encoding at the top of this file)."""
+    kind: Global___PigMauMauCardKind.ValueType
+    """What kind of card it is."""
+    color: Global___PigColor.ValueType
+    """Its colour; for a Tired Pig the printed colour of the next card; unset for a Farmer."""
+    number: _builtins.int
+    """1..6 for a number card, else 0."""
     def __init__(
         self,
+        *,
+        code: _builtins.int = ...,
+        kind: Global___PigMauMauCardKind.ValueType = ...,
+        color: Global___PigColor.ValueType = ...,
+        number: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "color", b"color", "kind", b"kind", "number", b"number"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PigMauMauCard: _TypeAlias = PigMauMauCard  # noqa: Y015
+
+@_typing.final
+class PigMauMauBet(_message.Message):
+    """One betting card in the bet row (PM-1.4, PM-5)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    COLOR_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that placed it."""
+    color: Global___PigColor.ValueType
+    """The pig bet on; PIG_COLOR_UNSPECIFIED in a view means face down (another seat's bet)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        color: Global___PigColor.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["color", b"color", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PigMauMauBet: _TypeAlias = PigMauMauBet  # noqa: Y015
+
+@_typing.final
+class PigMauMauRaceScore(_message.Message):
+    """One race's points, per seat (C-7 history)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RACE_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    race: _builtins.int
+    """The race, 1..4."""
+    @_builtins.property
+    def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Points scored in that race, one entry per seat in seat order."""
+
+    def __init__(
+        self,
+        *,
+        race: _builtins.int = ...,
+        points: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["points", b"points", "race", b"race"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PigMauMauRaceScore: _TypeAlias = PigMauMauRaceScore  # noqa: Y015
+
+@_typing.final
+class PigMauMauOptions(_message.Message):
+    """Creation options of `pig_mau_mau`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FINISH_DISTANCE_FIELD_NUMBER: _builtins.int
+    START_SEAT_FIELD_NUMBER: _builtins.int
+    MAU_FIELD_NUMBER: _builtins.int
+    finish_distance: _builtins.int
+    """Spaces from START to the finish (PM-1.5); 0 means the default for the player count
+    (2: 12, 3: 14, 4: 16, 5: 18). Allowed: 0 or 1..60.
+    """
+    start_seat: _builtins.int
+    """The start player of race 1, "the best oinker" (PM-2.3); unset: chosen by the generator."""
+    mau: _builtins.bool
+    """Calling "Mau" / "Mau Mau" is required (PM-7)."""
+    def __init__(
+        self,
+        *,
+        finish_distance: _builtins.int = ...,
+        start_seat: _builtins.int | None = ...,
+        mau: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_start_seat", b"_start_seat", "start_seat", b"start_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_start_seat", b"_start_seat", "finish_distance", b"finish_distance", "mau", b"mau", "start_seat", b"start_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__start_seat: _TypeAlias = _typing.Literal["start_seat"]  # noqa: Y015
+    _WhichOneofArgType__start_seat: _TypeAlias = _typing.Literal["_start_seat", b"_start_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__start_seat) -> _WhichOneofReturnType__start_seat | None: ...
 
 Global___PigMauMauOptions: _TypeAlias = PigMauMauOptions  # noqa: Y015
 
 @_typing.final
 class PigMauMauState(_message.Message):
-    """The complete stored state of one `pig_mau_mau` game."""
+    """The complete stored state of one `pig_mau_mau` game. Cards are codes (see top of file)."""
 
     DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class Hand(_message.Message):
+        """One seat's hand."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARDS_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Card codes, in the order they were received."""
+
+        def __init__(
+            self,
+            *,
+            cards: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
 
     OPTIONS_FIELD_NUMBER: _builtins.int
     RNG_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    FINISH_FIELD_NUMBER: _builtins.int
+    RACE_FIELD_NUMBER: _builtins.int
+    RACE_START_SEAT_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    DRAW_PILE_FIELD_NUMBER: _builtins.int
+    DISCARD_PILE_FIELD_NUMBER: _builtins.int
+    REQUIRED_COLOR_FIELD_NUMBER: _builtins.int
+    PENDING_DRAW_FIELD_NUMBER: _builtins.int
+    PIGS_FIELD_NUMBER: _builtins.int
+    STEPS_LEFT_FIELD_NUMBER: _builtins.int
+    BET_ROW_FIELD_NUMBER: _builtins.int
+    RACE_SCORES_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """Number of seats."""
+    finish: _builtins.int
+    """The finish distance in use (the option or the default)."""
+    race: _builtins.int
+    """The current race, 1..4 (4 also once the game is over)."""
+    race_start_seat: _builtins.int
+    """The start player of the current race."""
+    phase: Global___PigMauMauPhase.ValueType
+    """What the game waits for."""
+    turn: _builtins.int
+    """The seat the game waits for (meaningless once over)."""
+    required_color: Global___PigColor.ValueType
+    """The colour a green top card demands (Tired Pig's printed or Farmer's named colour);
+    UNSPECIFIED: none (then the top card itself decides, or anything after a first Farmer).
+    """
+    pending_draw: _builtins.int
+    """The accumulated +2 total the player on turn faces (0: none)."""
+    steps_left: _builtins.int
+    """Consolation steps left in the STEPS phase."""
     @_builtins.property
     def options(self) -> Global___PigMauMauOptions:
         """The options the game was created with."""
@@ -53,16 +352,54 @@ class PigMauMauState(_message.Message):
     def rng(self) -> _common_pb2.RngState:
         """The seeded generator (C-2)."""
 
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauState.Hand]:
+        """Hands, one per seat."""
+
+    @_builtins.property
+    def draw_pile(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The face-down draw pile; its top is the last entry."""
+
+    @_builtins.property
+    def discard_pile(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The discard pile; its top is the last entry."""
+
+    @_builtins.property
+    def pigs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Pig positions in colour order pink, brown, black, beige; 0 is START, `finish` the finish."""
+
+    @_builtins.property
+    def bet_row(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauBet]:
+        """The bet row, first slot first."""
+
+    @_builtins.property
+    def race_scores(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauRaceScore]:
+        """Points of every finished race."""
+
     def __init__(
         self,
         *,
         options: Global___PigMauMauOptions | None = ...,
         rng: _common_pb2.RngState | None = ...,
         seats: _builtins.int = ...,
+        finish: _builtins.int = ...,
+        race: _builtins.int = ...,
+        race_start_seat: _builtins.int = ...,
+        phase: Global___PigMauMauPhase.ValueType = ...,
+        turn: _builtins.int = ...,
+        hands: _abc.Iterable[Global___PigMauMauState.Hand] | None = ...,
+        draw_pile: _abc.Iterable[_builtins.int] | None = ...,
+        discard_pile: _abc.Iterable[_builtins.int] | None = ...,
+        required_color: Global___PigColor.ValueType = ...,
+        pending_draw: _builtins.int = ...,
+        pigs: _abc.Iterable[_builtins.int] | None = ...,
+        steps_left: _builtins.int = ...,
+        bet_row: _abc.Iterable[Global___PigMauMauBet] | None = ...,
+        race_scores: _abc.Iterable[Global___PigMauMauRaceScore] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet_row", b"bet_row", "discard_pile", b"discard_pile", "draw_pile", b"draw_pile", "finish", b"finish", "hands", b"hands", "options", b"options", "pending_draw", b"pending_draw", "phase", b"phase", "pigs", b"pigs", "race", b"race", "race_scores", b"race_scores", "race_start_seat", b"race_start_seat", "required_color", b"required_color", "rng", b"rng", "seats", b"seats", "steps_left", b"steps_left", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -70,18 +407,115 @@ Global___PigMauMauState: _TypeAlias = PigMauMauState  # noqa: Y015
 
 @_typing.final
 class PigMauMauView(_message.Message):
-    """What one seat (or a spectator) may see of a `pig_mau_mau` game (C-4)."""
+    """What one seat (or a spectator) may see of a `pig_mau_mau` game (PM-8, C-4)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    RACE_FIELD_NUMBER: _builtins.int
+    RACES_FIELD_NUMBER: _builtins.int
+    RACE_START_SEAT_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    FINISH_FIELD_NUMBER: _builtins.int
+    PIGS_FIELD_NUMBER: _builtins.int
+    TOP_CARD_FIELD_NUMBER: _builtins.int
+    DISCARD_SIZE_FIELD_NUMBER: _builtins.int
+    DRAW_SIZE_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    BET_ROW_FIELD_NUMBER: _builtins.int
+    MY_BET_FIELD_NUMBER: _builtins.int
+    PENDING_DRAW_FIELD_NUMBER: _builtins.int
+    REQUIRED_COLOR_FIELD_NUMBER: _builtins.int
+    STEPS_LEFT_FIELD_NUMBER: _builtins.int
+    RACE_SCORES_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
+    MAU_FIELD_NUMBER: _builtins.int
+    race: _builtins.int
+    """The current race, 1..4."""
+    races: _builtins.int
+    """The number of races (4)."""
+    race_start_seat: _builtins.int
+    """The start player of the current race."""
+    phase: Global___PigMauMauPhase.ValueType
+    """What the game waits for."""
+    turn: _builtins.int
+    """The seat the game waits for (unset once over)."""
+    finish: _builtins.int
+    """Spaces from START to the finish."""
+    discard_size: _builtins.int
+    """Cards in the discard pile."""
+    draw_size: _builtins.int
+    """Cards in the draw pile."""
+    my_bet: Global___PigColor.ValueType
+    """The viewer's own bet in the row (UNSPECIFIED: none, or a spectator)."""
+    pending_draw: _builtins.int
+    """The +2 total the player on turn faces (0: none)."""
+    required_color: Global___PigColor.ValueType
+    """The colour a green top card demands (UNSPECIFIED: none)."""
+    steps_left: _builtins.int
+    """Consolation steps left (STEPS phase)."""
+    mau: _builtins.bool
+    """Whether the `mau` option is on (plays must carry the call)."""
+    @_builtins.property
+    def pigs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Pig positions in colour order pink, brown, black, beige (0 = START)."""
+
+    @_builtins.property
+    def top_card(self) -> Global___PigMauMauCard:
+        """The top card of the discard pile."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Cards in every hand, in seat order."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauCard]:
+        """The viewer's own hand, sorted by code (empty for a spectator)."""
+
+    @_builtins.property
+    def bet_row(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauBet]:
+        """The bet row, first slot first: owners in order; a colour only for the viewer's own bet."""
+
+    @_builtins.property
+    def race_scores(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauRaceScore]:
+        """Points of every finished race."""
+
+    @_builtins.property
+    def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Total points per seat so far."""
+
     def __init__(
         self,
+        *,
+        race: _builtins.int = ...,
+        races: _builtins.int = ...,
+        race_start_seat: _builtins.int = ...,
+        phase: Global___PigMauMauPhase.ValueType = ...,
+        turn: _builtins.int | None = ...,
+        finish: _builtins.int = ...,
+        pigs: _abc.Iterable[_builtins.int] | None = ...,
+        top_card: Global___PigMauMauCard | None = ...,
+        discard_size: _builtins.int = ...,
+        draw_size: _builtins.int = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        hand: _abc.Iterable[Global___PigMauMauCard] | None = ...,
+        bet_row: _abc.Iterable[Global___PigMauMauBet] | None = ...,
+        my_bet: Global___PigColor.ValueType = ...,
+        pending_draw: _builtins.int = ...,
+        required_color: Global___PigColor.ValueType = ...,
+        steps_left: _builtins.int = ...,
+        race_scores: _abc.Iterable[Global___PigMauMauRaceScore] | None = ...,
+        totals: _abc.Iterable[_builtins.int] | None = ...,
+        mau: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_turn", b"_turn", "top_card", b"top_card", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_turn", b"_turn", "bet_row", b"bet_row", "discard_size", b"discard_size", "draw_size", b"draw_size", "finish", b"finish", "hand", b"hand", "hand_sizes", b"hand_sizes", "mau", b"mau", "my_bet", b"my_bet", "pending_draw", b"pending_draw", "phase", b"phase", "pigs", b"pigs", "race", b"race", "race_scores", b"race_scores", "race_start_seat", b"race_start_seat", "races", b"races", "required_color", b"required_color", "steps_left", b"steps_left", "top_card", b"top_card", "totals", b"totals", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__turn: _TypeAlias = _typing.Literal["turn"]  # noqa: Y015
+    _WhichOneofArgType__turn: _TypeAlias = _typing.Literal["_turn", b"_turn"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__turn) -> _WhichOneofReturnType__turn | None: ...
 
 Global___PigMauMauView: _TypeAlias = PigMauMauView  # noqa: Y015
 
@@ -91,14 +525,176 @@ class PigMauMauMove(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class PlayCard(_message.Message):
+        """Play a card from the hand (PM-3.1), or stack a +2 on a pending +2 (PM-4.1)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        PIG_FIELD_NUMBER: _builtins.int
+        COLOR_FIELD_NUMBER: _builtins.int
+        CALL_FIELD_NUMBER: _builtins.int
+        card: _builtins.int
+        """The card code."""
+        pig: Global___PigColor.ValueType
+        """Tired Pig only: which rearmost pig moves forward 3 (required; one of the pigs sharing
+        last place). UNSPECIFIED for every other card.
+        """
+        color: Global___PigColor.ValueType
+        """Farmer only: the colour that must follow (required). UNSPECIFIED for every other card."""
+        call: Global___MauCall.ValueType
+        """`mau` option only: the call (PM-7). Without the option it must be UNSPECIFIED; with it,
+        UNSPECIFIED or the call this play requires (a missing call is penalised, PM-7.2).
+        """
+        def __init__(
+            self,
+            *,
+            card: _builtins.int = ...,
+            pig: Global___PigColor.ValueType = ...,
+            color: Global___PigColor.ValueType = ...,
+            call: Global___MauCall.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["call", b"call", "card", b"card", "color", b"color", "pig", b"pig"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Draw(_message.Message):
+        """Facing a +2 while holding one: draw the pending total instead of stacking (PM-4.1).
+        (A player who cannot play draws automatically, PM-3.2 and C-6.)
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        def __init__(
+            self,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class StepBack(_message.Message):
+        """Consolation (PM-4.2): move one pig back one space (never behind START)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PIG_FIELD_NUMBER: _builtins.int
+        pig: Global___PigColor.ValueType
+        """The pig to move back."""
+        def __init__(
+            self,
+            *,
+            pig: Global___PigColor.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["pig", b"pig"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class EndSteps(_message.Message):
+        """Consolation: stop moving pigs back; the remaining steps are lost."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        def __init__(
+            self,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PlaceBet(_message.Message):
+        """After drawing (PM-5.1): place a bet, or change one's bet (PM-5.2), to the end of the row."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        COLOR_FIELD_NUMBER: _builtins.int
+        color: Global___PigColor.ValueType
+        """The pig bet on (a change must name a different pig)."""
+        def __init__(
+            self,
+            *,
+            color: Global___PigColor.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["color", b"color"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class DeclineBet(_message.Message):
+        """After drawing: place no bet (PM-5.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        def __init__(
+            self,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    PLAY_FIELD_NUMBER: _builtins.int
+    DRAW_FIELD_NUMBER: _builtins.int
+    STEP_BACK_FIELD_NUMBER: _builtins.int
+    END_STEPS_FIELD_NUMBER: _builtins.int
+    PLACE_BET_FIELD_NUMBER: _builtins.int
+    DECLINE_BET_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def play(self) -> Global___PigMauMauMove.PlayCard:
+        """Play a card."""
+
+    @_builtins.property
+    def draw(self) -> Global___PigMauMauMove.Draw:
+        """Draw the pending +2 total."""
+
+    @_builtins.property
+    def step_back(self) -> Global___PigMauMauMove.StepBack:
+        """Move a pig back one space."""
+
+    @_builtins.property
+    def end_steps(self) -> Global___PigMauMauMove.EndSteps:
+        """End the consolation steps."""
+
+    @_builtins.property
+    def place_bet(self) -> Global___PigMauMauMove.PlaceBet:
+        """Place or change a bet."""
+
+    @_builtins.property
+    def decline_bet(self) -> Global___PigMauMauMove.DeclineBet:
+        """Decline to bet."""
+
     def __init__(
         self,
+        *,
+        play: Global___PigMauMauMove.PlayCard | None = ...,
+        draw: Global___PigMauMauMove.Draw | None = ...,
+        step_back: Global___PigMauMauMove.StepBack | None = ...,
+        end_steps: Global___PigMauMauMove.EndSteps | None = ...,
+        place_bet: Global___PigMauMauMove.PlaceBet | None = ...,
+        decline_bet: Global___PigMauMauMove.DeclineBet | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decline_bet", b"decline_bet", "draw", b"draw", "end_steps", b"end_steps", "kind", b"kind", "place_bet", b"place_bet", "play", b"play", "step_back", b"step_back"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decline_bet", b"decline_bet", "draw", b"draw", "end_steps", b"end_steps", "kind", b"kind", "place_bet", b"place_bet", "play", b"play", "step_back", b"step_back"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "draw", "step_back", "end_steps", "place_bet", "decline_bet"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___PigMauMauMove: _TypeAlias = PigMauMauMove  # noqa: Y015
 
@@ -108,13 +704,629 @@ class PigMauMauEvent(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class StartSeatChosen(_message.Message):
+        """The start player of race 1 was chosen (PM-2.3, C-3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        BY_OPTION_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        by_option: _builtins.bool
+        """True when the `start_seat` option named it, false when the generator chose it."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            by_option: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["by_option", b"by_option", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RaceStarted(_message.Message):
+        """A race was set up (PM-2): pigs on START, cards dealt, first card turned up."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        RACE_FIELD_NUMBER: _builtins.int
+        START_SEAT_FIELD_NUMBER: _builtins.int
+        FINISH_FIELD_NUMBER: _builtins.int
+        FIRST_CARD_FIELD_NUMBER: _builtins.int
+        HAND_SIZES_FIELD_NUMBER: _builtins.int
+        HAND_FIELD_NUMBER: _builtins.int
+        DRAW_SIZE_FIELD_NUMBER: _builtins.int
+        race: _builtins.int
+        """The race, 1..4."""
+        start_seat: _builtins.int
+        """Its start player."""
+        finish: _builtins.int
+        """Spaces from START to the finish."""
+        draw_size: _builtins.int
+        """Cards in the draw pile."""
+        @_builtins.property
+        def first_card(self) -> Global___PigMauMauCard:
+            """The first card of the discard pile (it has no action)."""
+
+        @_builtins.property
+        def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Cards in every hand, in seat order."""
+
+        @_builtins.property
+        def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauCard]:
+            """The receiving seat's own hand (empty in the public version)."""
+
+        def __init__(
+            self,
+            *,
+            race: _builtins.int = ...,
+            start_seat: _builtins.int = ...,
+            finish: _builtins.int = ...,
+            first_card: Global___PigMauMauCard | None = ...,
+            hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+            hand: _abc.Iterable[Global___PigMauMauCard] | None = ...,
+            draw_size: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["first_card", b"first_card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["draw_size", b"draw_size", "finish", b"finish", "first_card", b"first_card", "hand", b"hand", "hand_sizes", b"hand_sizes", "race", b"race", "start_seat", b"start_seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CardPlayed(_message.Message):
+        """A seat played a card."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        NAMED_COLOR_FIELD_NUMBER: _builtins.int
+        CALL_FIELD_NUMBER: _builtins.int
+        CARDS_LEFT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        named_color: Global___PigColor.ValueType
+        """The colour named with a Farmer."""
+        call: Global___MauCall.ValueType
+        """The call made with the play (`mau` option)."""
+        cards_left: _builtins.int
+        """Cards left in the seat's hand after the play."""
+        @_builtins.property
+        def card(self) -> Global___PigMauMauCard:
+            """The card."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___PigMauMauCard | None = ...,
+            named_color: Global___PigColor.ValueType = ...,
+            call: Global___MauCall.ValueType = ...,
+            cards_left: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["call", b"call", "card", b"card", "cards_left", b"cards_left", "named_color", b"named_color", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PigMoved(_message.Message):
+        """A pig moved (forward by a card, or back as consolation)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        PIG_FIELD_NUMBER: _builtins.int
+        BEFORE_FIELD_NUMBER: _builtins.int
+        AFTER_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat that moved it."""
+        pig: Global___PigColor.ValueType
+        """The pig."""
+        before: _builtins.int
+        """Its space before the move."""
+        after: _builtins.int
+        """Its space after the move (at most the finish)."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            pig: Global___PigColor.ValueType = ...,
+            before: _builtins.int = ...,
+            after: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["after", b"after", "before", b"before", "pig", b"pig", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class SeatSkipped(_message.Message):
+        """A seat was skipped by an X."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The skipped seat."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class DrawPending(_message.Message):
+        """A +2 total now faces a seat."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        TOTAL_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat facing it."""
+        total: _builtins.int
+        """The total."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            total: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "total", b"total"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class MauForgotten(_message.Message):
+        """A play without the required call (PM-7.2): the card went back to the hand, no action."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        REQUIRED_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        required: Global___MauCall.ValueType
+        """The call that was required."""
+        @_builtins.property
+        def card(self) -> Global___PigMauMauCard:
+            """The card taken back."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___PigMauMauCard | None = ...,
+            required: Global___MauCall.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "required", b"required", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CardsDrawn(_message.Message):
+        """A seat drew cards from the draw pile."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        COUNT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        PENDING_TOTAL_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        count: _builtins.int
+        """How many cards it received."""
+        pending_total: _builtins.int
+        """The +2 total this draw took (0 for the one card of a player who cannot play)."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauCard]:
+            """The cards (only in the drawer's own version)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            count: _builtins.int = ...,
+            cards: _abc.Iterable[Global___PigMauMauCard] | None = ...,
+            pending_total: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "count", b"count", "pending_total", b"pending_total", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PileReshuffled(_message.Message):
+        """The discard pile but its top card was shuffled into a new draw pile (PM-3.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        DRAW_SIZE_FIELD_NUMBER: _builtins.int
+        draw_size: _builtins.int
+        """Cards in the new draw pile."""
+        def __init__(
+            self,
+            *,
+            draw_size: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["draw_size", b"draw_size"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TurnPassed(_message.Message):
+        """A seat could neither play nor draw (nothing left to draw): its turn passed (PM-3.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class StepsGranted(_message.Message):
+        """A seat that drew a +2 total may move pigs back (PM-4.2)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        STEPS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        steps: _builtins.int
+        """Steps it may take."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            steps: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "steps", b"steps"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class StepsEnded(_message.Message):
+        """The consolation steps ended."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        UNUSED_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        unused: _builtins.int
+        """Steps left unused (lost)."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            unused: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "unused", b"unused"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class BetPlaced(_message.Message):
+        """A seat placed (or changed) a bet, face down at the end of the row (PM-5)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        SLOT_FIELD_NUMBER: _builtins.int
+        COLOR_FIELD_NUMBER: _builtins.int
+        CHANGED_FIELD_NUMBER: _builtins.int
+        PREVIOUS_SLOT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        slot: _builtins.int
+        """The slot it went to, 0-based (first slot 0)."""
+        color: Global___PigColor.ValueType
+        """The pig bet on (only in the bettor's own version)."""
+        changed: _builtins.bool
+        """True when the seat took back an earlier bet (PM-5.2)."""
+        previous_slot: _builtins.int
+        """The slot of the bet taken back (changes only); the bets below it moved up one slot."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            slot: _builtins.int = ...,
+            color: Global___PigColor.ValueType = ...,
+            changed: _builtins.bool = ...,
+            previous_slot: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["changed", b"changed", "color", b"color", "previous_slot", b"previous_slot", "seat", b"seat", "slot", b"slot"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class BetDeclined(_message.Message):
+        """A seat declined to bet (PM-5.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RevealedBet(_message.Message):
+        """One bet, revealed at the end of a race (PM-6.4)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        COLOR_FIELD_NUMBER: _builtins.int
+        POINTS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The bettor."""
+        color: Global___PigColor.ValueType
+        """The pig bet on."""
+        points: _builtins.int
+        """Points scored: 6, 4, 3, 2, 1 in row order among the winning bets; 0 if returned."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            color: Global___PigColor.ValueType = ...,
+            points: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["color", b"color", "points", b"points", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RaceEnded(_message.Message):
+        """A race ended and was scored (PM-6)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        RACE_FIELD_NUMBER: _builtins.int
+        WINNERS_FIELD_NUMBER: _builtins.int
+        FINISHER_SEAT_FIELD_NUMBER: _builtins.int
+        EMPTIED_SEAT_FIELD_NUMBER: _builtins.int
+        BETS_FIELD_NUMBER: _builtins.int
+        POINTS_FIELD_NUMBER: _builtins.int
+        TOTALS_FIELD_NUMBER: _builtins.int
+        PIGS_FIELD_NUMBER: _builtins.int
+        race: _builtins.int
+        """The race, 1..4."""
+        finisher_seat: _builtins.int
+        """The seat that moved a pig to the finish (+3), if any."""
+        emptied_seat: _builtins.int
+        """The seat that played its last card (+5), if any."""
+        @_builtins.property
+        def winners(self) -> _containers.RepeatedScalarFieldContainer[Global___PigColor.ValueType]:
+            """The winning pig(s)."""
+
+        @_builtins.property
+        def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___PigMauMauEvent.RevealedBet]:
+            """The bet row revealed, first slot first."""
+
+        @_builtins.property
+        def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Points of this race per seat."""
+
+        @_builtins.property
+        def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Totals per seat after this race."""
+
+        @_builtins.property
+        def pigs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Final pig positions (pink, brown, black, beige)."""
+
+        def __init__(
+            self,
+            *,
+            race: _builtins.int = ...,
+            winners: _abc.Iterable[Global___PigColor.ValueType] | None = ...,
+            finisher_seat: _builtins.int | None = ...,
+            emptied_seat: _builtins.int | None = ...,
+            bets: _abc.Iterable[Global___PigMauMauEvent.RevealedBet] | None = ...,
+            points: _abc.Iterable[_builtins.int] | None = ...,
+            totals: _abc.Iterable[_builtins.int] | None = ...,
+            pigs: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["_emptied_seat", b"_emptied_seat", "_finisher_seat", b"_finisher_seat", "emptied_seat", b"emptied_seat", "finisher_seat", b"finisher_seat"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["_emptied_seat", b"_emptied_seat", "_finisher_seat", b"_finisher_seat", "bets", b"bets", "emptied_seat", b"emptied_seat", "finisher_seat", b"finisher_seat", "pigs", b"pigs", "points", b"points", "race", b"race", "totals", b"totals", "winners", b"winners"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        _WhichOneofReturnType__emptied_seat: _TypeAlias = _typing.Literal["emptied_seat"]  # noqa: Y015
+        _WhichOneofArgType__emptied_seat: _TypeAlias = _typing.Literal["_emptied_seat", b"_emptied_seat"]  # noqa: Y015
+        _WhichOneofReturnType__finisher_seat: _TypeAlias = _typing.Literal["finisher_seat"]  # noqa: Y015
+        _WhichOneofArgType__finisher_seat: _TypeAlias = _typing.Literal["_finisher_seat", b"_finisher_seat"]  # noqa: Y015
+        @_typing.overload
+        def WhichOneof(self, oneof_group: _WhichOneofArgType__emptied_seat) -> _WhichOneofReturnType__emptied_seat | None: ...
+        @_typing.overload
+        def WhichOneof(self, oneof_group: _WhichOneofArgType__finisher_seat) -> _WhichOneofReturnType__finisher_seat | None: ...
+
+    @_typing.final
+    class GameEnded(_message.Message):
+        """The fourth race was scored; the game is over (PM-6.5)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        TOTALS_FIELD_NUMBER: _builtins.int
+        WINNERS_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Final totals per seat."""
+
+        @_builtins.property
+        def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The winning seat(s)."""
+
+        def __init__(
+            self,
+            *,
+            totals: _abc.Iterable[_builtins.int] | None = ...,
+            winners: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["totals", b"totals", "winners", b"winners"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    START_SEAT_CHOSEN_FIELD_NUMBER: _builtins.int
+    RACE_STARTED_FIELD_NUMBER: _builtins.int
+    CARD_PLAYED_FIELD_NUMBER: _builtins.int
+    PIG_MOVED_FIELD_NUMBER: _builtins.int
+    SEAT_SKIPPED_FIELD_NUMBER: _builtins.int
+    DRAW_PENDING_FIELD_NUMBER: _builtins.int
+    MAU_FORGOTTEN_FIELD_NUMBER: _builtins.int
+    CARDS_DRAWN_FIELD_NUMBER: _builtins.int
+    PILE_RESHUFFLED_FIELD_NUMBER: _builtins.int
+    TURN_PASSED_FIELD_NUMBER: _builtins.int
+    STEPS_GRANTED_FIELD_NUMBER: _builtins.int
+    STEPS_ENDED_FIELD_NUMBER: _builtins.int
+    BET_PLACED_FIELD_NUMBER: _builtins.int
+    BET_DECLINED_FIELD_NUMBER: _builtins.int
+    RACE_ENDED_FIELD_NUMBER: _builtins.int
+    GAME_ENDED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def start_seat_chosen(self) -> Global___PigMauMauEvent.StartSeatChosen:
+        """The race-1 start player was chosen."""
+
+    @_builtins.property
+    def race_started(self) -> Global___PigMauMauEvent.RaceStarted:
+        """A race was set up."""
+
+    @_builtins.property
+    def card_played(self) -> Global___PigMauMauEvent.CardPlayed:
+        """A card was played."""
+
+    @_builtins.property
+    def pig_moved(self) -> Global___PigMauMauEvent.PigMoved:
+        """A pig moved."""
+
+    @_builtins.property
+    def seat_skipped(self) -> Global___PigMauMauEvent.SeatSkipped:
+        """A seat was skipped."""
+
+    @_builtins.property
+    def draw_pending(self) -> Global___PigMauMauEvent.DrawPending:
+        """A +2 total is pending."""
+
+    @_builtins.property
+    def mau_forgotten(self) -> Global___PigMauMauEvent.MauForgotten:
+        """A play was penalised for a missing call."""
+
+    @_builtins.property
+    def cards_drawn(self) -> Global___PigMauMauEvent.CardsDrawn:
+        """Cards were drawn."""
+
+    @_builtins.property
+    def pile_reshuffled(self) -> Global___PigMauMauEvent.PileReshuffled:
+        """The draw pile was rebuilt."""
+
+    @_builtins.property
+    def turn_passed(self) -> Global___PigMauMauEvent.TurnPassed:
+        """A turn passed without play or draw."""
+
+    @_builtins.property
+    def steps_granted(self) -> Global___PigMauMauEvent.StepsGranted:
+        """Consolation steps were granted."""
+
+    @_builtins.property
+    def steps_ended(self) -> Global___PigMauMauEvent.StepsEnded:
+        """Consolation steps ended."""
+
+    @_builtins.property
+    def bet_placed(self) -> Global___PigMauMauEvent.BetPlaced:
+        """A bet was placed or changed."""
+
+    @_builtins.property
+    def bet_declined(self) -> Global___PigMauMauEvent.BetDeclined:
+        """A bet was declined."""
+
+    @_builtins.property
+    def race_ended(self) -> Global___PigMauMauEvent.RaceEnded:
+        """A race was scored."""
+
+    @_builtins.property
+    def game_ended(self) -> Global___PigMauMauEvent.GameEnded:
+        """The game ended."""
+
     def __init__(
         self,
+        *,
+        start_seat_chosen: Global___PigMauMauEvent.StartSeatChosen | None = ...,
+        race_started: Global___PigMauMauEvent.RaceStarted | None = ...,
+        card_played: Global___PigMauMauEvent.CardPlayed | None = ...,
+        pig_moved: Global___PigMauMauEvent.PigMoved | None = ...,
+        seat_skipped: Global___PigMauMauEvent.SeatSkipped | None = ...,
+        draw_pending: Global___PigMauMauEvent.DrawPending | None = ...,
+        mau_forgotten: Global___PigMauMauEvent.MauForgotten | None = ...,
+        cards_drawn: Global___PigMauMauEvent.CardsDrawn | None = ...,
+        pile_reshuffled: Global___PigMauMauEvent.PileReshuffled | None = ...,
+        turn_passed: Global___PigMauMauEvent.TurnPassed | None = ...,
+        steps_granted: Global___PigMauMauEvent.StepsGranted | None = ...,
+        steps_ended: Global___PigMauMauEvent.StepsEnded | None = ...,
+        bet_placed: Global___PigMauMauEvent.BetPlaced | None = ...,
+        bet_declined: Global___PigMauMauEvent.BetDeclined | None = ...,
+        race_ended: Global___PigMauMauEvent.RaceEnded | None = ...,
+        game_ended: Global___PigMauMauEvent.GameEnded | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bet_declined", b"bet_declined", "bet_placed", b"bet_placed", "card_played", b"card_played", "cards_drawn", b"cards_drawn", "draw_pending", b"draw_pending", "game_ended", b"game_ended", "kind", b"kind", "mau_forgotten", b"mau_forgotten", "pig_moved", b"pig_moved", "pile_reshuffled", b"pile_reshuffled", "race_ended", b"race_ended", "race_started", b"race_started", "seat_skipped", b"seat_skipped", "start_seat_chosen", b"start_seat_chosen", "steps_ended", b"steps_ended", "steps_granted", b"steps_granted", "turn_passed", b"turn_passed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet_declined", b"bet_declined", "bet_placed", b"bet_placed", "card_played", b"card_played", "cards_drawn", b"cards_drawn", "draw_pending", b"draw_pending", "game_ended", b"game_ended", "kind", b"kind", "mau_forgotten", b"mau_forgotten", "pig_moved", b"pig_moved", "pile_reshuffled", b"pile_reshuffled", "race_ended", b"race_ended", "race_started", b"race_started", "seat_skipped", b"seat_skipped", "start_seat_chosen", b"start_seat_chosen", "steps_ended", b"steps_ended", "steps_granted", b"steps_granted", "turn_passed", b"turn_passed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["start_seat_chosen", "race_started", "card_played", "pig_moved", "seat_skipped", "draw_pending", "mau_forgotten", "cards_drawn", "pile_reshuffled", "turn_passed", "steps_granted", "steps_ended", "bet_placed", "bet_declined", "race_ended", "game_ended"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___PigMauMauEvent: _TypeAlias = PigMauMauEvent  # noqa: Y015

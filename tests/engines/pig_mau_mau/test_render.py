@@ -1,0 +1,99 @@
+"""The transcript renderer: every event reads as text, and the table shows the track (pigs and
+finish), the bet row (face-down bets as `?`) and the scores."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from croupier.render import pig_mau_mau as render
+from croupier.v1.game_service_pb2 import GameView
+from croupier.v1.pig_mau_mau_pb2 import PigMauMauEvent, PigMauMauOptions, PigMauMauState
+from engines.pig_mau_mau import ENGINE
+from tests.engines.pig_mau_mau.positions import (
+    BEIGE,
+    BLACK,
+    PINK,
+    first,
+    num,
+    play,
+    position,
+)
+
+NAMES = ["Anna", "Bernd", "Christine", "Dora", "Emil"]
+
+
+def table(state: PigMauMauState, seats: int, viewer: int | None = None) -> str:
+    view = GameView(game_type="pig_mau_mau", seats=seats, display_names=NAMES[:seats])
+    view.pig_mau_mau.CopyFrom(ENGINE.view(state, viewer))
+    text = render.describe_table(view)
+    assert text is not None
+    return text
+
+
+def test_table_draws_the_track_and_the_face_down_bet_row() -> None:
+    state = position(
+        hands=[[num(PINK, 3)], [num(PINK, 2)], [num(PINK, 1)]],
+        top=num(PINK, 5),
+        pigs=(3, 0, 14, 7),
+        finish=14,
+        bets=[(1, BLACK), (0, PINK)],
+    )
+    text = table(state, 3)
+    lines = text.splitlines()
+    assert lines[0] == "Race 1/4, finish at 14:"
+    assert lines[1].strip() == "S             F"
+    assert lines[2] == "  pink  ...@..........|  3"
+    assert lines[3] == "  brown @.............|  0"
+    assert lines[4] == "  black ..............@  14"
+    assert "Bets: 1. Bernd [?]  2. Anna [?]" in text
+    assert "black]" not in text
+    assert "pink]" not in text
+    own = table(state, 3, viewer=0)
+    assert "2. Anna [pink]" in own
+    assert "1. Bernd [?]" in own
+    assert "Next: Anna to play" in text
+
+
+def test_race_scoring_is_described() -> None:
+    state = position(
+        hands=[[num(BEIGE, 6)], [num(PINK, 2)]],
+        top=num(BEIGE, 5),
+        pigs=(3, 0, 2, 8),
+        finish=14,
+        bets=[(1, BEIGE), (0, PINK)],
+    )
+    events = ENGINE.apply(state, 0, play(num(BEIGE, 6)))
+    lines = render.describe_event(first(events, "race_ended"), NAMES[:2])
+    text = "\n".join(lines)
+    assert "Race 1 ends: beige pig wins." in text
+    assert "Anna moved a pig to the finish: +3." in text
+    assert "Anna played their last card: +5." in text
+    assert "1. Bernd: beige +6" in text
+    assert "2. Anna: pink returned" in text
+    assert "Race points: Anna 8, Bernd 6." in text
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_a_whole_transcript_renders(seats: int) -> None:
+    """Every event of a random game renders as readable lines (never the proto dump), and a
+    table follows every move."""
+    chooser = random.Random(seats)
+    state, events = ENGINE.new_game(PigMauMauOptions(mau=True), seats, seed=seats)
+    seen: set[str] = set()
+    while ENGINE.result(state) is None:
+        seat = ENGINE.active_seats(state)[0]
+        events = ENGINE.apply(state, seat, chooser.choice(ENGINE.legal_moves(state, seat)))
+        for emitted in events:
+            for audience in (seat, None):
+                event = emitted.for_seat(audience)
+                if event is None:
+                    continue
+                seen.add(event.WhichOneof("kind") or "")
+                lines = render.describe_event(event, NAMES[:seats])
+                assert lines
+                assert all(":" not in line[:3] and "{" not in line for line in lines)
+        assert "F" in table(state, seats)
+    assert {"card_played", "pig_moved", "race_ended", "game_ended"} <= seen
+    assert render.describe_event(PigMauMauEvent(), NAMES) == []
