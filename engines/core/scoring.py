@@ -39,3 +39,13 @@ def build_result(
         winners=[seat for seat, place in enumerate(places) if place == 1],
         summary=summary,
     )
+
+
+def shared_result(seats: int, *, won: bool, summary: str) -> GameResult:
+    """The result of a cooperative game (C-7): every seat wins together (score 1), or none
+    does (score 0); all share the first place."""
+    return GameResult(
+        seats=[SeatResult(seat=seat, score=int(won), placement=1) for seat in range(seats)],
+        winners=list(range(seats)) if won else [],
+        summary=summary,
+    )

@@ -25,21 +25,83 @@ _sym_db = _symbol_database.Default()
 from croupier.v1 import common_pb2 as croupier_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/trinity.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"\x10\n\x0eTrinityOptions\"o\n\x0cTrinityState\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.croupier.v1.TrinityOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\"\r\n\x0bTrinityView\"\r\n\x0bTrinityMove\"\x0e\n\x0cTrinityEventb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/trinity.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"g\n\x0eTrinityOptions\x12%\n\x04rows\x18\x01 \x03(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x10\n\x08\x61\x64vanced\x18\x02 \x01(\x08\x12\x1c\n\x14stop_when_unwinnable\x18\x03 \x01(\x08\".\n\x0bTrinityHand\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\x05\x12\x10\n\x08revealed\x18\x02 \x03(\x05\"\xbd\x03\n\x0cTrinityState\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.croupier.v1.TrinityOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\x12\x0e\n\x06j_seat\x18\x04 \x01(\x05\x12\r\n\x05\x62oard\x18\x05 \x03(\x05\x12\'\n\x05hands\x18\x06 \x03(\x0b\x32\x18.croupier.v1.TrinityHand\x12\x0c\n\x04\x64\x65\x63k\x18\x07 \x03(\x05\x12\x14\n\x0c\x64iscard_pile\x18\x08 \x03(\x05\x12\x0c\n\x04turn\x18\t \x01(\x05\x12&\n\x04step\x18\n \x01(\x0e\x32\x18.croupier.v1.TrinityStep\x12*\n\x06\x61\x63tion\x18\x0b \x01(\x0e\x32\x1a.croupier.v1.TrinityAction\x12\x12\n\nusing_card\x18\x0c \x01(\x05\x12\x13\n\x0b\x65\x66\x66\x65\x63t_done\x18\r \x01(\x08\x12\x14\n\x0crevealed_now\x18\x0e \x01(\x05\x12\x11\n\tgift_card\x18\x0f \x01(\x05\x12,\n\x07outcome\x18\x10 \x01(\x0e\x32\x1b.croupier.v1.TrinityOutcome\"T\n\x0fTrinityBoardRow\x12$\n\x03row\x18\x01 \x01(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\r\n\x05slots\x18\x03 \x03(\x05\"j\n\x0fTrinitySeatView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12$\n\x03row\x18\x02 \x01(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x11\n\thand_size\x18\x03 \x01(\x05\x12\x10\n\x08revealed\x18\x04 \x03(\x05\"\xdc\x03\n\x0bTrinityView\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.croupier.v1.TrinityOptions\x12+\n\x05\x62oard\x18\x02 \x03(\x0b\x32\x1c.croupier.v1.TrinityBoardRow\x12+\n\x05seats\x18\x03 \x03(\x0b\x32\x1c.croupier.v1.TrinitySeatView\x12\x0c\n\x04hand\x18\x04 \x03(\x05\x12\x14\n\x0c\x64iscard_pile\x18\x05 \x03(\x05\x12\x11\n\tdeck_size\x18\x06 \x01(\x05\x12\x0c\n\x04turn\x18\x07 \x01(\x05\x12&\n\x04step\x18\x08 \x01(\x0e\x32\x18.croupier.v1.TrinityStep\x12*\n\x06\x61\x63tion\x18\t \x01(\x0e\x32\x1a.croupier.v1.TrinityAction\x12\x12\n\nusing_card\x18\n \x01(\x05\x12\x13\n\x0b\x65\x66\x66\x65\x63t_done\x18\x0b \x01(\x08\x12\x14\n\x0crevealed_now\x18\x0c \x01(\x05\x12\x1a\n\rgift_receiver\x18\r \x01(\x05H\x00\x88\x01\x01\x12\x11\n\tgift_card\x18\x0e \x01(\x05\x12,\n\x07outcome\x18\x0f \x01(\x0e\x32\x1b.croupier.v1.TrinityOutcomeB\x10\n\x0e_gift_receiver\"\xed\x05\n\x0bTrinityMove\x12/\n\x05place\x18\x01 \x01(\x0b\x32\x1e.croupier.v1.TrinityMove.PlaceH\x00\x12+\n\x03use\x18\x02 \x01(\x0b\x32\x1c.croupier.v1.TrinityMove.UseH\x00\x12:\n\x0b\x64iscard_two\x18\x03 \x01(\x0b\x32#.croupier.v1.TrinityMove.DiscardTwoH\x00\x12:\n\x0btarget_slot\x18\x04 \x01(\x0b\x32#.croupier.v1.TrinityMove.TargetSlotH\x00\x12\x31\n\x06reveal\x18\x05 \x01(\x0b\x32\x1f.croupier.v1.TrinityMove.RevealH\x00\x12-\n\x04skip\x18\x06 \x01(\x0b\x32\x1d.croupier.v1.TrinityMove.SkipH\x00\x12-\n\x04swap\x18\x07 \x01(\x0b\x32\x1d.croupier.v1.TrinityMove.SwapH\x00\x12\x33\n\x07\x64iscard\x18\x08 \x01(\x0b\x32 .croupier.v1.TrinityMove.DiscardH\x00\x12-\n\x04give\x18\t \x01(\x0b\x32\x1d.croupier.v1.TrinityMove.GiveH\x00\x1a\x15\n\x05Place\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\x05\x1a\x13\n\x03Use\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\x05\x1a\x1a\n\nDiscardTwo\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\x05\x1a\x1a\n\nTargetSlot\x12\x0c\n\x04slot\x18\x01 \x01(\x05\x1a\x16\n\x06Reveal\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\x05\x1a\x06\n\x04Skip\x1aX\n\x04Swap\x12\x10\n\x08own_slot\x18\x01 \x01(\x05\x12*\n\tother_row\x18\x02 \x01(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x12\n\nother_slot\x18\x03 \x01(\x05\x1a\x17\n\x07\x44iscard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\x05\x1a\x14\n\x04Give\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\x05\x42\x06\n\x04kind\"\xd3\r\n\x0cTrinityEvent\x12\x30\n\x05\x64\x65\x61lt\x18\x01 \x01(\x0b\x32\x1f.croupier.v1.TrinityEvent.DealtH\x00\x12\x39\n\nturn_began\x18\x02 \x01(\x0b\x32#.croupier.v1.TrinityEvent.TurnBeganH\x00\x12=\n\x0cturn_skipped\x18\x03 \x01(\x0b\x32%.croupier.v1.TrinityEvent.TurnSkippedH\x00\x12\x32\n\x06placed\x18\x04 \x01(\x0b\x32 .croupier.v1.TrinityEvent.PlacedH\x00\x12.\n\x04used\x18\x05 \x01(\x0b\x32\x1e.croupier.v1.TrinityEvent.UsedH\x00\x12\x30\n\x05moved\x18\x06 \x01(\x0b\x32\x1f.croupier.v1.TrinityEvent.MovedH\x00\x12H\n\x12row_card_discarded\x18\x07 \x01(\x0b\x32*.croupier.v1.TrinityEvent.RowCardDiscardedH\x00\x12\x36\n\x08revealed\x18\x08 \x01(\x0b\x32\".croupier.v1.TrinityEvent.RevealedH\x00\x12\x34\n\x07swapped\x18\t \x01(\x0b\x32!.croupier.v1.TrinityEvent.SwappedH\x00\x12\x34\n\x07skipped\x18\n \x01(\x0b\x32!.croupier.v1.TrinityEvent.SkippedH\x00\x12\x38\n\tdiscarded\x18\x0b \x01(\x0b\x32#.croupier.v1.TrinityEvent.DiscardedH\x00\x12.\n\x04gave\x18\x0c \x01(\x0b\x32\x1e.croupier.v1.TrinityEvent.GaveH\x00\x12.\n\x04\x64rew\x18\r \x01(\x0b\x32\x1e.croupier.v1.TrinityEvent.DrewH\x00\x12\x39\n\ngame_ended\x18\x0e \x01(\x0b\x32#.croupier.v1.TrinityEvent.GameEndedH\x00\x1a\x33\n\x05\x44\x65\x61lt\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\x05\x1a\x19\n\tTurnBegan\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a\x1b\n\x0bTurnSkipped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a^\n\x06Placed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12$\n\x03row\x18\x02 \x01(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\x05\x12\x12\n\npushed_off\x18\x04 \x01(\x05\x1a\"\n\x04Used\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x1am\n\x05Moved\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12$\n\x03row\x18\x02 \x01(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\x05\x12\x11\n\tfrom_slot\x18\x04 \x01(\x05\x12\x0f\n\x07to_slot\x18\x05 \x01(\x05\x1a\x62\n\x10RowCardDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12$\n\x03row\x18\x02 \x01(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x0c\n\x04slot\x18\x03 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x04 \x01(\x05\x1a&\n\x08Revealed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x1a\xb9\x01\n\x07Swapped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x07own_row\x18\x02 \x01(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x10\n\x08own_slot\x18\x03 \x01(\x05\x12\x10\n\x08own_card\x18\x04 \x01(\x05\x12*\n\tother_row\x18\x05 \x01(\x0e\x32\x17.croupier.v1.TrinityRow\x12\x12\n\nother_slot\x18\x06 \x01(\x05\x12\x12\n\nother_card\x18\x07 \x01(\x05\x1a?\n\x07Skipped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12&\n\x04part\x18\x02 \x01(\x0e\x32\x18.croupier.v1.TrinityPart\x1a\'\n\tDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x1a\x35\n\x04Gave\x12\r\n\x05giver\x18\x01 \x01(\x05\x12\x10\n\x08receiver\x18\x02 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\x05\x1a\x32\n\x04\x44rew\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\x05\x1a\x39\n\tGameEnded\x12,\n\x07outcome\x18\x01 \x01(\x0e\x32\x1b.croupier.v1.TrinityOutcomeB\x06\n\x04kind*b\n\nTrinityRow\x12\x1b\n\x17TRINITY_ROW_UNSPECIFIED\x10\x00\x12\x11\n\rTRINITY_ROW_J\x10\x01\x12\x11\n\rTRINITY_ROW_Q\x10\x02\x12\x11\n\rTRINITY_ROW_K\x10\x03*\xc9\x01\n\x0bTrinityStep\x12\x1c\n\x18TRINITY_STEP_UNSPECIFIED\x10\x00\x12\x17\n\x13TRINITY_STEP_ACTION\x10\x01\x12\x1c\n\x18TRINITY_STEP_SUIT_EFFECT\x10\x02\x12\x15\n\x11TRINITY_STEP_SWAP\x10\x03\x12\x18\n\x14TRINITY_STEP_DISCARD\x10\x04\x12\x15\n\x11TRINITY_STEP_GIFT\x10\x05\x12\x1d\n\x19TRINITY_STEP_GIFT_DISCARD\x10\x06*z\n\rTrinityAction\x12\x1e\n\x1aTRINITY_ACTION_UNSPECIFIED\x10\x00\x12\x18\n\x14TRINITY_ACTION_PLACE\x10\x01\x12\x16\n\x12TRINITY_ACTION_USE\x10\x02\x12\x17\n\x13TRINITY_ACTION_PASS\x10\x03*\x9e\x01\n\x0eTrinityOutcome\x12\x1f\n\x1bTRINITY_OUTCOME_UNSPECIFIED\x10\x00\x12\x17\n\x13TRINITY_OUTCOME_WON\x10\x01\x12$\n TRINITY_OUTCOME_LOST_HANDS_EMPTY\x10\x02\x12,\n(TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED\x10\x03*`\n\x0bTrinityPart\x12\x1c\n\x18TRINITY_PART_UNSPECIFIED\x10\x00\x12\x1c\n\x18TRINITY_PART_SUIT_EFFECT\x10\x01\x12\x15\n\x11TRINITY_PART_SWAP\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.trinity_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_TRINITYROW']._serialized_start=3844
+  _globals['_TRINITYROW']._serialized_end=3942
+  _globals['_TRINITYSTEP']._serialized_start=3945
+  _globals['_TRINITYSTEP']._serialized_end=4146
+  _globals['_TRINITYACTION']._serialized_start=4148
+  _globals['_TRINITYACTION']._serialized_end=4270
+  _globals['_TRINITYOUTCOME']._serialized_start=4273
+  _globals['_TRINITYOUTCOME']._serialized_end=4431
+  _globals['_TRINITYPART']._serialized_start=4433
+  _globals['_TRINITYPART']._serialized_end=4529
   _globals['_TRINITYOPTIONS']._serialized_start=68
-  _globals['_TRINITYOPTIONS']._serialized_end=84
-  _globals['_TRINITYSTATE']._serialized_start=86
-  _globals['_TRINITYSTATE']._serialized_end=197
-  _globals['_TRINITYVIEW']._serialized_start=199
-  _globals['_TRINITYVIEW']._serialized_end=212
-  _globals['_TRINITYMOVE']._serialized_start=214
-  _globals['_TRINITYMOVE']._serialized_end=227
-  _globals['_TRINITYEVENT']._serialized_start=229
-  _globals['_TRINITYEVENT']._serialized_end=243
+  _globals['_TRINITYOPTIONS']._serialized_end=171
+  _globals['_TRINITYHAND']._serialized_start=173
+  _globals['_TRINITYHAND']._serialized_end=219
+  _globals['_TRINITYSTATE']._serialized_start=222
+  _globals['_TRINITYSTATE']._serialized_end=667
+  _globals['_TRINITYBOARDROW']._serialized_start=669
+  _globals['_TRINITYBOARDROW']._serialized_end=753
+  _globals['_TRINITYSEATVIEW']._serialized_start=755
+  _globals['_TRINITYSEATVIEW']._serialized_end=861
+  _globals['_TRINITYVIEW']._serialized_start=864
+  _globals['_TRINITYVIEW']._serialized_end=1340
+  _globals['_TRINITYMOVE']._serialized_start=1343
+  _globals['_TRINITYMOVE']._serialized_end=2092
+  _globals['_TRINITYMOVE_PLACE']._serialized_start=1817
+  _globals['_TRINITYMOVE_PLACE']._serialized_end=1838
+  _globals['_TRINITYMOVE_USE']._serialized_start=1840
+  _globals['_TRINITYMOVE_USE']._serialized_end=1859
+  _globals['_TRINITYMOVE_DISCARDTWO']._serialized_start=1861
+  _globals['_TRINITYMOVE_DISCARDTWO']._serialized_end=1887
+  _globals['_TRINITYMOVE_TARGETSLOT']._serialized_start=1889
+  _globals['_TRINITYMOVE_TARGETSLOT']._serialized_end=1915
+  _globals['_TRINITYMOVE_REVEAL']._serialized_start=1917
+  _globals['_TRINITYMOVE_REVEAL']._serialized_end=1939
+  _globals['_TRINITYMOVE_SKIP']._serialized_start=1941
+  _globals['_TRINITYMOVE_SKIP']._serialized_end=1947
+  _globals['_TRINITYMOVE_SWAP']._serialized_start=1949
+  _globals['_TRINITYMOVE_SWAP']._serialized_end=2037
+  _globals['_TRINITYMOVE_DISCARD']._serialized_start=2039
+  _globals['_TRINITYMOVE_DISCARD']._serialized_end=2062
+  _globals['_TRINITYMOVE_GIVE']._serialized_start=2064
+  _globals['_TRINITYMOVE_GIVE']._serialized_end=2084
+  _globals['_TRINITYEVENT']._serialized_start=2095
+  _globals['_TRINITYEVENT']._serialized_end=3842
+  _globals['_TRINITYEVENT_DEALT']._serialized_start=2884
+  _globals['_TRINITYEVENT_DEALT']._serialized_end=2935
+  _globals['_TRINITYEVENT_TURNBEGAN']._serialized_start=2937
+  _globals['_TRINITYEVENT_TURNBEGAN']._serialized_end=2962
+  _globals['_TRINITYEVENT_TURNSKIPPED']._serialized_start=2964
+  _globals['_TRINITYEVENT_TURNSKIPPED']._serialized_end=2991
+  _globals['_TRINITYEVENT_PLACED']._serialized_start=2993
+  _globals['_TRINITYEVENT_PLACED']._serialized_end=3087
+  _globals['_TRINITYEVENT_USED']._serialized_start=3089
+  _globals['_TRINITYEVENT_USED']._serialized_end=3123
+  _globals['_TRINITYEVENT_MOVED']._serialized_start=3125
+  _globals['_TRINITYEVENT_MOVED']._serialized_end=3234
+  _globals['_TRINITYEVENT_ROWCARDDISCARDED']._serialized_start=3236
+  _globals['_TRINITYEVENT_ROWCARDDISCARDED']._serialized_end=3334
+  _globals['_TRINITYEVENT_REVEALED']._serialized_start=3336
+  _globals['_TRINITYEVENT_REVEALED']._serialized_end=3374
+  _globals['_TRINITYEVENT_SWAPPED']._serialized_start=3377
+  _globals['_TRINITYEVENT_SWAPPED']._serialized_end=3562
+  _globals['_TRINITYEVENT_SKIPPED']._serialized_start=3564
+  _globals['_TRINITYEVENT_SKIPPED']._serialized_end=3627
+  _globals['_TRINITYEVENT_DISCARDED']._serialized_start=3629
+  _globals['_TRINITYEVENT_DISCARDED']._serialized_end=3668
+  _globals['_TRINITYEVENT_GAVE']._serialized_start=3670
+  _globals['_TRINITYEVENT_GAVE']._serialized_end=3723
+  _globals['_TRINITYEVENT_DREW']._serialized_start=3725
+  _globals['_TRINITYEVENT_DREW']._serialized_end=3775
+  _globals['_TRINITYEVENT_GAMEENDED']._serialized_start=3777
+  _globals['_TRINITYEVENT_GAMEENDED']._serialized_end=3834
 # @@protoc_insertion_point(module_scope)

@@ -3,9 +3,12 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from croupier.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -17,34 +20,303 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _TrinityRow:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TrinityRowEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TrinityRow.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TRINITY_ROW_UNSPECIFIED: _TrinityRow.ValueType  # 0
+    """Not set."""
+    TRINITY_ROW_J: _TrinityRow.ValueType  # 1
+    """The J row (J1..J4), for the four Jacks."""
+    TRINITY_ROW_Q: _TrinityRow.ValueType  # 2
+    """The Q row (Q1..Q4), for the four Queens."""
+    TRINITY_ROW_K: _TrinityRow.ValueType  # 3
+    """The K row (K1..K4), for the four Kings."""
+
+class TrinityRow(_TrinityRow, metaclass=_TrinityRowEnumTypeWrapper):
+    """Trinity (삼위일체): a cooperative game for exactly 3 players. Together they fill the J row
+    with the four Jacks, the Q row with the four Queens and the K row with the four Kings.
+
+    CARD CODES. Every card field (`card`, `cards`, `slots`, ...) is an int32 card code:
+      0        no card (an empty board slot, an unset field)
+      1..52    1 + 13 * suit + (rank - 2), suit 0 = ♠ spades, 1 = ♥ hearts, 2 = ♦ diamonds,
+               3 = ♣ clubs; rank 2..10, 11 = J, 12 = Q, 13 = K, 14 = A.
+               E.g. 2♠ = 1, 10♠ = 9, J♠ = 10, A♠ = 13, J♥ = 23, J♦ = 36, 10♣ = 48, A♣ = 52.
+      53       the colour joker (its gift goes to the player on the right)
+      54       the black-and-white joker (its gift goes to the player on the left)
+    SLOTS are numbered 1..4 from the left end of a row (J1..J4, TR-1.2).
+
+    A TURN (TR-3) is one action made of a few small moves, so that every list of legal moves is
+    short and complete; the state remembers the pending step (`TrinityStep`):
+      place:       Place{card}                    -> Discard{card}
+      use a suit:  Use{card} -> TargetSlot{slot} | Reveal{card} | Skip (10 and A only)
+                             -> Swap{...} | Skip (10 and A only)            -> Discard{card}
+      use a joker: Use{joker} -> Give{card} -> the receiver's Discard{card} (out of turn)
+      pass:        DiscardTwo{card}               -> Discard{card}
+    A move is listed only when the whole action can still be completed (TR-3.4). A step whose
+    only legal move is forced (e.g. discarding the last card) is made automatically (C-6).
+    After the action the player draws 2 cards (TR-3) and the next player with cards plays.
+
+    A row of the board, named by the rank that must fill it.
+    """
+
+TRINITY_ROW_UNSPECIFIED: TrinityRow.ValueType  # 0
+"""Not set."""
+TRINITY_ROW_J: TrinityRow.ValueType  # 1
+"""The J row (J1..J4), for the four Jacks."""
+TRINITY_ROW_Q: TrinityRow.ValueType  # 2
+"""The Q row (Q1..Q4), for the four Queens."""
+TRINITY_ROW_K: TrinityRow.ValueType  # 3
+"""The K row (K1..K4), for the four Kings."""
+Global___TrinityRow: _TypeAlias = TrinityRow  # noqa: Y015
+
+class _TrinityStep:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TrinityStepEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TrinityStep.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TRINITY_STEP_UNSPECIFIED: _TrinityStep.ValueType  # 0
+    """Nothing: the game is over (see `outcome`)."""
+    TRINITY_STEP_ACTION: _TrinityStep.ValueType  # 1
+    """The player to act chooses an action: Place, Use or DiscardTwo."""
+    TRINITY_STEP_SUIT_EFFECT: _TrinityStep.ValueType  # 2
+    """A suit card is being used: choose its suit effect's target (TargetSlot for ♦ ♥ ♣, Reveal
+    for ♠), or Skip it (a 10 or an A whose swap is possible, TR-4.7).
+    """
+    TRINITY_STEP_SWAP: _TrinityStep.ValueType  # 3
+    """A 10 or an A is being used: choose its Swap, or Skip it (only if the suit effect was
+    carried out, TR-4.7).
+    """
+    TRINITY_STEP_DISCARD: _TrinityStep.ValueType  # 4
+    """The player discards one more hand card to end the action (Discard)."""
+    TRINITY_STEP_GIFT: _TrinityStep.ValueType  # 5
+    """A joker is being used: choose the hand card to Give (TR-4.8, TR-4.9)."""
+    TRINITY_STEP_GIFT_DISCARD: _TrinityStep.ValueType  # 6
+    """The joker's receiver discards one hand card other than the received one, out of turn
+    (Discard by the receiving seat, TR-4.8).
+    """
+
+class TrinityStep(_TrinityStep, metaclass=_TrinityStepEnumTypeWrapper):
+    """Which part of a turn the game waits for."""
+
+TRINITY_STEP_UNSPECIFIED: TrinityStep.ValueType  # 0
+"""Nothing: the game is over (see `outcome`)."""
+TRINITY_STEP_ACTION: TrinityStep.ValueType  # 1
+"""The player to act chooses an action: Place, Use or DiscardTwo."""
+TRINITY_STEP_SUIT_EFFECT: TrinityStep.ValueType  # 2
+"""A suit card is being used: choose its suit effect's target (TargetSlot for ♦ ♥ ♣, Reveal
+for ♠), or Skip it (a 10 or an A whose swap is possible, TR-4.7).
+"""
+TRINITY_STEP_SWAP: TrinityStep.ValueType  # 3
+"""A 10 or an A is being used: choose its Swap, or Skip it (only if the suit effect was
+carried out, TR-4.7).
+"""
+TRINITY_STEP_DISCARD: TrinityStep.ValueType  # 4
+"""The player discards one more hand card to end the action (Discard)."""
+TRINITY_STEP_GIFT: TrinityStep.ValueType  # 5
+"""A joker is being used: choose the hand card to Give (TR-4.8, TR-4.9)."""
+TRINITY_STEP_GIFT_DISCARD: TrinityStep.ValueType  # 6
+"""The joker's receiver discards one hand card other than the received one, out of turn
+(Discard by the receiving seat, TR-4.8).
+"""
+Global___TrinityStep: _TypeAlias = TrinityStep  # noqa: Y015
+
+class _TrinityAction:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TrinityActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TrinityAction.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TRINITY_ACTION_UNSPECIFIED: _TrinityAction.ValueType  # 0
+    """No action under way."""
+    TRINITY_ACTION_PLACE: _TrinityAction.ValueType  # 1
+    """Place and discard (TR-3.1)."""
+    TRINITY_ACTION_USE: _TrinityAction.ValueType  # 2
+    """Use and discard (TR-3.2)."""
+    TRINITY_ACTION_PASS: _TrinityAction.ValueType  # 3
+    """Discard two, a pass (TR-3.3)."""
+
+class TrinityAction(_TrinityAction, metaclass=_TrinityActionEnumTypeWrapper):
+    """The action a turn is making (TR-3.1 to TR-3.3)."""
+
+TRINITY_ACTION_UNSPECIFIED: TrinityAction.ValueType  # 0
+"""No action under way."""
+TRINITY_ACTION_PLACE: TrinityAction.ValueType  # 1
+"""Place and discard (TR-3.1)."""
+TRINITY_ACTION_USE: TrinityAction.ValueType  # 2
+"""Use and discard (TR-3.2)."""
+TRINITY_ACTION_PASS: TrinityAction.ValueType  # 3
+"""Discard two, a pass (TR-3.3)."""
+Global___TrinityAction: _TypeAlias = TrinityAction  # noqa: Y015
+
+class _TrinityOutcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TrinityOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TrinityOutcome.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TRINITY_OUTCOME_UNSPECIFIED: _TrinityOutcome.ValueType  # 0
+    """The game is still being played."""
+    TRINITY_OUTCOME_WON: _TrinityOutcome.ValueType  # 1
+    """The board is complete: every seat wins (TR-5.1, TR-5.3)."""
+    TRINITY_OUTCOME_LOST_HANDS_EMPTY: _TrinityOutcome.ValueType  # 2
+    """Every hand is empty and the board is not complete: every seat loses (TR-5.2)."""
+    TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED: _TrinityOutcome.ValueType  # 3
+    """A Jack, Queen or King reached the discard pile with `stop_when_unwinnable` (TR-5.4)."""
+
+class TrinityOutcome(_TrinityOutcome, metaclass=_TrinityOutcomeEnumTypeWrapper):
+    """How the game ended."""
+
+TRINITY_OUTCOME_UNSPECIFIED: TrinityOutcome.ValueType  # 0
+"""The game is still being played."""
+TRINITY_OUTCOME_WON: TrinityOutcome.ValueType  # 1
+"""The board is complete: every seat wins (TR-5.1, TR-5.3)."""
+TRINITY_OUTCOME_LOST_HANDS_EMPTY: TrinityOutcome.ValueType  # 2
+"""Every hand is empty and the board is not complete: every seat loses (TR-5.2)."""
+TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED: TrinityOutcome.ValueType  # 3
+"""A Jack, Queen or King reached the discard pile with `stop_when_unwinnable` (TR-5.4)."""
+Global___TrinityOutcome: _TypeAlias = TrinityOutcome  # noqa: Y015
+
+class _TrinityPart:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TrinityPartEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TrinityPart.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TRINITY_PART_UNSPECIFIED: _TrinityPart.ValueType  # 0
+    """Not set."""
+    TRINITY_PART_SUIT_EFFECT: _TrinityPart.ValueType  # 1
+    """The suit effect (TR-4.1 to TR-4.4)."""
+    TRINITY_PART_SWAP: _TrinityPart.ValueType  # 2
+    """The swap (TR-4.5, TR-4.6)."""
+
+class TrinityPart(_TrinityPart, metaclass=_TrinityPartEnumTypeWrapper):
+    """The part of a 10's or an A's use that was skipped (TR-4.7)."""
+
+TRINITY_PART_UNSPECIFIED: TrinityPart.ValueType  # 0
+"""Not set."""
+TRINITY_PART_SUIT_EFFECT: TrinityPart.ValueType  # 1
+"""The suit effect (TR-4.1 to TR-4.4)."""
+TRINITY_PART_SWAP: TrinityPart.ValueType  # 2
+"""The swap (TR-4.5, TR-4.6)."""
+Global___TrinityPart: _TypeAlias = TrinityPart  # noqa: Y015
+
 @_typing.final
 class TrinityOptions(_message.Message):
-    """Creation options of `trinity` (placeholder: the engine is not written yet)."""
+    """Creation options of `trinity`."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    ROWS_FIELD_NUMBER: _builtins.int
+    ADVANCED_FIELD_NUMBER: _builtins.int
+    STOP_WHEN_UNWINNABLE_FIELD_NUMBER: _builtins.int
+    advanced: _builtins.bool
+    """Expert rule (TR-5.3): the win also needs, in every row, red cards (♥ ♦) in slots 1-2 and
+    black cards (♠ ♣) in slots 3-4.
+    """
+    stop_when_unwinnable: _builtins.bool
+    """TR-5.4: lose as soon as a Jack, Queen or King reaches the discard pile."""
+    @_builtins.property
+    def rows(self) -> _containers.RepeatedScalarFieldContainer[Global___TrinityRow.ValueType]:
+        """The row each seat owns, in seat order (rows[0] is seat 0's row). Empty: seat 0 owns J,
+        seat 1 Q, seat 2 K (TR-2.2). Otherwise exactly three distinct rows in clockwise turn order
+        J, Q, K: [J, Q, K], [K, J, Q] or [Q, K, J] (the J player's left is the Q player).
+        """
+
     def __init__(
         self,
+        *,
+        rows: _abc.Iterable[Global___TrinityRow.ValueType] | None = ...,
+        advanced: _builtins.bool = ...,
+        stop_when_unwinnable: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["advanced", b"advanced", "rows", b"rows", "stop_when_unwinnable", b"stop_when_unwinnable"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TrinityOptions: _TypeAlias = TrinityOptions  # noqa: Y015
 
 @_typing.final
+class TrinityHand(_message.Message):
+    """One seat's hand in the stored state."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards in hand (card codes), in the order received."""
+
+    @_builtins.property
+    def revealed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards of `cards` revealed by a Spade (TR-4.4), in the order revealed."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.int] | None = ...,
+        revealed: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "revealed", b"revealed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TrinityHand: _TypeAlias = TrinityHand  # noqa: Y015
+
+@_typing.final
 class TrinityState(_message.Message):
-    """The complete stored state of one `trinity` game."""
+    """The complete stored state of one `trinity` game. Cards are card codes (see the top)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     OPTIONS_FIELD_NUMBER: _builtins.int
     RNG_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    J_SEAT_FIELD_NUMBER: _builtins.int
+    BOARD_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    DECK_FIELD_NUMBER: _builtins.int
+    DISCARD_PILE_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    USING_CARD_FIELD_NUMBER: _builtins.int
+    EFFECT_DONE_FIELD_NUMBER: _builtins.int
+    REVEALED_NOW_FIELD_NUMBER: _builtins.int
+    GIFT_CARD_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
-    """Number of seats."""
+    """Number of seats (always 3)."""
+    j_seat: _builtins.int
+    """The seat owning the J row; the Q row belongs to the next seat clockwise, the K row to the
+    one after (TR-2.2).
+    """
+    turn: _builtins.int
+    """The seat whose turn it is."""
+    step: Global___TrinityStep.ValueType
+    """What the game waits for."""
+    action: Global___TrinityAction.ValueType
+    """The action under way (unset at the ACTION step)."""
+    using_card: _builtins.int
+    """The card being used (already on the discard pile), 0 when none."""
+    effect_done: _builtins.bool
+    """Whether the used card's suit effect was carried out in this action (TR-4.7)."""
+    revealed_now: _builtins.int
+    """The card revealed by this action's Spade, which may not be discarded now (TR-4.4); 0 if
+    none.
+    """
+    gift_card: _builtins.int
+    """The card given by the joker, which its receiver may not discard (TR-4.8); 0 if none."""
+    outcome: Global___TrinityOutcome.ValueType
+    """How the game ended; unset while it is being played."""
     @_builtins.property
     def options(self) -> Global___TrinityOptions:
         """The options the game was created with."""
@@ -53,68 +325,961 @@ class TrinityState(_message.Message):
     def rng(self) -> _common_pb2.RngState:
         """The seeded generator (C-2)."""
 
+    @_builtins.property
+    def board(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The board, 12 card codes: J1..J4, Q1..Q4, K1..K4; 0 is an empty slot."""
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___TrinityHand]:
+        """The hands, one per seat in seat order."""
+
+    @_builtins.property
+    def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The face-down deck; the top card is the last one."""
+
+    @_builtins.property
+    def discard_pile(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The face-up discard pile, oldest first."""
+
     def __init__(
         self,
         *,
         options: Global___TrinityOptions | None = ...,
         rng: _common_pb2.RngState | None = ...,
         seats: _builtins.int = ...,
+        j_seat: _builtins.int = ...,
+        board: _abc.Iterable[_builtins.int] | None = ...,
+        hands: _abc.Iterable[Global___TrinityHand] | None = ...,
+        deck: _abc.Iterable[_builtins.int] | None = ...,
+        discard_pile: _abc.Iterable[_builtins.int] | None = ...,
+        turn: _builtins.int = ...,
+        step: Global___TrinityStep.ValueType = ...,
+        action: Global___TrinityAction.ValueType = ...,
+        using_card: _builtins.int = ...,
+        effect_done: _builtins.bool = ...,
+        revealed_now: _builtins.int = ...,
+        gift_card: _builtins.int = ...,
+        outcome: Global___TrinityOutcome.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "board", b"board", "deck", b"deck", "discard_pile", b"discard_pile", "effect_done", b"effect_done", "gift_card", b"gift_card", "hands", b"hands", "j_seat", b"j_seat", "options", b"options", "outcome", b"outcome", "revealed_now", b"revealed_now", "rng", b"rng", "seats", b"seats", "step", b"step", "turn", b"turn", "using_card", b"using_card"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TrinityState: _TypeAlias = TrinityState  # noqa: Y015
 
 @_typing.final
-class TrinityView(_message.Message):
-    """What one seat (or a spectator) may see of a `trinity` game (C-4)."""
+class TrinityBoardRow(_message.Message):
+    """One row of the board as everyone sees it."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    ROW_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SLOTS_FIELD_NUMBER: _builtins.int
+    row: Global___TrinityRow.ValueType
+    """The row."""
+    seat: _builtins.int
+    """The seat that owns the row."""
+    @_builtins.property
+    def slots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The four slots, slot 1 first: card codes, 0 for an empty slot."""
+
     def __init__(
         self,
+        *,
+        row: Global___TrinityRow.ValueType = ...,
+        seat: _builtins.int = ...,
+        slots: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["row", b"row", "seat", b"seat", "slots", b"slots"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TrinityBoardRow: _TypeAlias = TrinityBoardRow  # noqa: Y015
+
+@_typing.final
+class TrinitySeatView(_message.Message):
+    """What everyone may see of one seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ROW_FIELD_NUMBER: _builtins.int
+    HAND_SIZE_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    row: Global___TrinityRow.ValueType
+    """The row this seat owns."""
+    hand_size: _builtins.int
+    """How many cards the seat holds."""
+    @_builtins.property
+    def revealed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seat's hand cards revealed by a Spade and still in its hand (TR-4.4)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        row: Global___TrinityRow.ValueType = ...,
+        hand_size: _builtins.int = ...,
+        revealed: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_size", b"hand_size", "revealed", b"revealed", "row", b"row", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TrinitySeatView: _TypeAlias = TrinitySeatView  # noqa: Y015
+
+@_typing.final
+class TrinityView(_message.Message):
+    """What one seat (or a spectator) may see of a `trinity` game (C-4, TR-6)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    BOARD_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    DISCARD_PILE_FIELD_NUMBER: _builtins.int
+    DECK_SIZE_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    USING_CARD_FIELD_NUMBER: _builtins.int
+    EFFECT_DONE_FIELD_NUMBER: _builtins.int
+    REVEALED_NOW_FIELD_NUMBER: _builtins.int
+    GIFT_RECEIVER_FIELD_NUMBER: _builtins.int
+    GIFT_CARD_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    deck_size: _builtins.int
+    """How many cards are left in the deck."""
+    turn: _builtins.int
+    """The seat whose turn it is."""
+    step: Global___TrinityStep.ValueType
+    """What the game waits for."""
+    action: Global___TrinityAction.ValueType
+    """The action under way, if any."""
+    using_card: _builtins.int
+    """The card being used in this action (public: it is on the discard pile), 0 if none."""
+    effect_done: _builtins.bool
+    """Whether the used card's suit effect was carried out in this action (TR-4.7)."""
+    revealed_now: _builtins.int
+    """The card revealed by this action's Spade (it may not be discarded now), 0 if none."""
+    gift_receiver: _builtins.int
+    """During the joker's gift discard: the seat that must discard (else unset)."""
+    gift_card: _builtins.int
+    """The card given by the joker, shown only to its giver and its receiver; 0 otherwise."""
+    outcome: Global___TrinityOutcome.ValueType
+    """How the game ended; unset while it is being played."""
+    @_builtins.property
+    def options(self) -> Global___TrinityOptions:
+        """The options the game was created with."""
+
+    @_builtins.property
+    def board(self) -> _containers.RepeatedCompositeFieldContainer[Global___TrinityBoardRow]:
+        """The board: the J, Q and K rows, in that order."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___TrinitySeatView]:
+        """Every seat's public facts, in seat order."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The viewer's own hand (card codes); empty for a spectator."""
+
+    @_builtins.property
+    def discard_pile(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The discard pile, face up, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        options: Global___TrinityOptions | None = ...,
+        board: _abc.Iterable[Global___TrinityBoardRow] | None = ...,
+        seats: _abc.Iterable[Global___TrinitySeatView] | None = ...,
+        hand: _abc.Iterable[_builtins.int] | None = ...,
+        discard_pile: _abc.Iterable[_builtins.int] | None = ...,
+        deck_size: _builtins.int = ...,
+        turn: _builtins.int = ...,
+        step: Global___TrinityStep.ValueType = ...,
+        action: Global___TrinityAction.ValueType = ...,
+        using_card: _builtins.int = ...,
+        effect_done: _builtins.bool = ...,
+        revealed_now: _builtins.int = ...,
+        gift_receiver: _builtins.int | None = ...,
+        gift_card: _builtins.int = ...,
+        outcome: Global___TrinityOutcome.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_gift_receiver", b"_gift_receiver", "gift_receiver", b"gift_receiver", "options", b"options"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_gift_receiver", b"_gift_receiver", "action", b"action", "board", b"board", "deck_size", b"deck_size", "discard_pile", b"discard_pile", "effect_done", b"effect_done", "gift_card", b"gift_card", "gift_receiver", b"gift_receiver", "hand", b"hand", "options", b"options", "outcome", b"outcome", "revealed_now", b"revealed_now", "seats", b"seats", "step", b"step", "turn", b"turn", "using_card", b"using_card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__gift_receiver: _TypeAlias = _typing.Literal["gift_receiver"]  # noqa: Y015
+    _WhichOneofArgType__gift_receiver: _TypeAlias = _typing.Literal["_gift_receiver", b"_gift_receiver"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__gift_receiver) -> _WhichOneofReturnType__gift_receiver | None: ...
 
 Global___TrinityView: _TypeAlias = TrinityView  # noqa: Y015
 
 @_typing.final
 class TrinityMove(_message.Message):
-    """One move of `trinity`."""
+    """One move of `trinity`. Exactly one of `kind` is set; see the turn outline at the top."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class Place(_message.Message):
+        """Put a hand card into slot 1 of the player's own row, pushing cards right up to the first
+        empty slot (a card pushed out of slot 4 is discarded); then Discard (TR-3.1).
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        card: _builtins.int
+        """The hand card to place."""
+        def __init__(
+            self,
+            *,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Use(_message.Message):
+        """Use a hand card's effect (TR-3.2, TR-4): the card goes to the discard pile; then the
+        suit effect (and the swap of a 10 or an A) or, for a joker, the gift.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        card: _builtins.int
+        """The hand card to use."""
+        def __init__(
+            self,
+            *,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class DiscardTwo(_message.Message):
+        """Discard two hand cards, a pass (TR-3.3): this one now, then one more with Discard."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        card: _builtins.int
+        """The first hand card to discard."""
+        def __init__(
+            self,
+            *,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TargetSlot(_message.Message):
+        """The target of a ♦, ♥ or ♣ suit effect: a card of the player's own row (TR-4.1 to 4.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SLOT_FIELD_NUMBER: _builtins.int
+        slot: _builtins.int
+        """The slot (1..4) of the player's own row holding the card to move (♦ ♥) or discard (♣)."""
+        def __init__(
+            self,
+            *,
+            slot: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["slot", b"slot"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Reveal(_message.Message):
+        """The target of a ♠ suit effect: reveal a hand card to everyone (TR-4.4)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        card: _builtins.int
+        """The hand card to reveal."""
+        def __init__(
+            self,
+            *,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Skip(_message.Message):
+        """Skip the suit effect or the swap of a 10 or an A; at least one must be carried out
+        (TR-4.7).
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        def __init__(
+            self,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Swap(_message.Message):
+        """Swap a card of the player's own row with a card of another row (TR-4.5 for a 10, where
+        both slots have the same number; TR-4.6 for an A).
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        OWN_SLOT_FIELD_NUMBER: _builtins.int
+        OTHER_ROW_FIELD_NUMBER: _builtins.int
+        OTHER_SLOT_FIELD_NUMBER: _builtins.int
+        own_slot: _builtins.int
+        """The slot (1..4) of the player's own row."""
+        other_row: Global___TrinityRow.ValueType
+        """The other player's row."""
+        other_slot: _builtins.int
+        """The slot (1..4) of that row."""
+        def __init__(
+            self,
+            *,
+            own_slot: _builtins.int = ...,
+            other_row: Global___TrinityRow.ValueType = ...,
+            other_slot: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["other_row", b"other_row", "other_slot", b"other_slot", "own_slot", b"own_slot"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Discard(_message.Message):
+        """Discard one hand card: the end of an action, or the joker receiver's discard (TR-4.8)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        card: _builtins.int
+        """The hand card to discard."""
+        def __init__(
+            self,
+            *,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Give(_message.Message):
+        """Give a hand card to the joker's receiver (TR-4.8, TR-4.9)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        card: _builtins.int
+        """The hand card to give."""
+        def __init__(
+            self,
+            *,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    PLACE_FIELD_NUMBER: _builtins.int
+    USE_FIELD_NUMBER: _builtins.int
+    DISCARD_TWO_FIELD_NUMBER: _builtins.int
+    TARGET_SLOT_FIELD_NUMBER: _builtins.int
+    REVEAL_FIELD_NUMBER: _builtins.int
+    SKIP_FIELD_NUMBER: _builtins.int
+    SWAP_FIELD_NUMBER: _builtins.int
+    DISCARD_FIELD_NUMBER: _builtins.int
+    GIVE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def place(self) -> Global___TrinityMove.Place:
+        """Start a Place action."""
+
+    @_builtins.property
+    def use(self) -> Global___TrinityMove.Use:
+        """Start a Use action."""
+
+    @_builtins.property
+    def discard_two(self) -> Global___TrinityMove.DiscardTwo:
+        """Start a pass: discard two hand cards."""
+
+    @_builtins.property
+    def target_slot(self) -> Global___TrinityMove.TargetSlot:
+        """Choose the ♦ ♥ ♣ suit effect's target."""
+
+    @_builtins.property
+    def reveal(self) -> Global___TrinityMove.Reveal:
+        """Choose the ♠ suit effect's card."""
+
+    @_builtins.property
+    def skip(self) -> Global___TrinityMove.Skip:
+        """Skip a 10's or an A's suit effect or swap."""
+
+    @_builtins.property
+    def swap(self) -> Global___TrinityMove.Swap:
+        """The swap of a 10 or an A."""
+
+    @_builtins.property
+    def discard(self) -> Global___TrinityMove.Discard:
+        """Discard one hand card."""
+
+    @_builtins.property
+    def give(self) -> Global___TrinityMove.Give:
+        """The joker's gift."""
+
     def __init__(
         self,
+        *,
+        place: Global___TrinityMove.Place | None = ...,
+        use: Global___TrinityMove.Use | None = ...,
+        discard_two: Global___TrinityMove.DiscardTwo | None = ...,
+        target_slot: Global___TrinityMove.TargetSlot | None = ...,
+        reveal: Global___TrinityMove.Reveal | None = ...,
+        skip: Global___TrinityMove.Skip | None = ...,
+        swap: Global___TrinityMove.Swap | None = ...,
+        discard: Global___TrinityMove.Discard | None = ...,
+        give: Global___TrinityMove.Give | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["discard", b"discard", "discard_two", b"discard_two", "give", b"give", "kind", b"kind", "place", b"place", "reveal", b"reveal", "skip", b"skip", "swap", b"swap", "target_slot", b"target_slot", "use", b"use"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["discard", b"discard", "discard_two", b"discard_two", "give", b"give", "kind", b"kind", "place", b"place", "reveal", b"reveal", "skip", b"skip", "swap", b"swap", "target_slot", b"target_slot", "use", b"use"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["place", "use", "discard_two", "target_slot", "reveal", "skip", "swap", "discard", "give"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___TrinityMove: _TypeAlias = TrinityMove  # noqa: Y015
 
 @_typing.final
 class TrinityEvent(_message.Message):
-    """Something that happened in a `trinity` game."""
+    """Something that happened in a `trinity` game. Card codes as at the top of this file."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class Dealt(_message.Message):
+        """A seat was dealt its starting hand (TR-2.1)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        COUNT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        count: _builtins.int
+        """How many cards."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The cards (only in the dealt seat's own version)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            count: _builtins.int = ...,
+            cards: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "count", b"count", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TurnBegan(_message.Message):
+        """A seat's turn begins."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TurnSkipped(_message.Message):
+        """A seat with no cards skips its turn (TR-3.5)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Placed(_message.Message):
+        """A card was placed into slot 1 of a row (TR-3.1)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        ROW_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        PUSHED_OFF_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        row: Global___TrinityRow.ValueType
+        """The row."""
+        card: _builtins.int
+        """The card placed."""
+        pushed_off: _builtins.int
+        """The card pushed out of slot 4 onto the discard pile, 0 if none."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            row: Global___TrinityRow.ValueType = ...,
+            card: _builtins.int = ...,
+            pushed_off: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "pushed_off", b"pushed_off", "row", b"row", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Used(_message.Message):
+        """A card was used for its effect; it is now on the discard pile (TR-3.2)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        card: _builtins.int
+        """The card."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Moved(_message.Message):
+        """A ♦ or ♥ effect moved a card within a row (TR-4.1, TR-4.2)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        ROW_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        FROM_SLOT_FIELD_NUMBER: _builtins.int
+        TO_SLOT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        row: Global___TrinityRow.ValueType
+        """The row."""
+        card: _builtins.int
+        """The card moved."""
+        from_slot: _builtins.int
+        """Its slot before (1..4)."""
+        to_slot: _builtins.int
+        """Its slot after (1..4)."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            row: Global___TrinityRow.ValueType = ...,
+            card: _builtins.int = ...,
+            from_slot: _builtins.int = ...,
+            to_slot: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "from_slot", b"from_slot", "row", b"row", "seat", b"seat", "to_slot", b"to_slot"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RowCardDiscarded(_message.Message):
+        """A ♣ effect discarded a card from a row; the slot stays empty (TR-4.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        ROW_FIELD_NUMBER: _builtins.int
+        SLOT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        row: Global___TrinityRow.ValueType
+        """The row."""
+        slot: _builtins.int
+        """The slot (1..4)."""
+        card: _builtins.int
+        """The card."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            row: Global___TrinityRow.ValueType = ...,
+            slot: _builtins.int = ...,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "row", b"row", "seat", b"seat", "slot", b"slot"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Revealed(_message.Message):
+        """A ♠ effect revealed a hand card to everyone (TR-4.4)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat whose hand holds the card."""
+        card: _builtins.int
+        """The card."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Swapped(_message.Message):
+        """A 10 or an A swapped two board cards (TR-4.5, TR-4.6)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        OWN_ROW_FIELD_NUMBER: _builtins.int
+        OWN_SLOT_FIELD_NUMBER: _builtins.int
+        OWN_CARD_FIELD_NUMBER: _builtins.int
+        OTHER_ROW_FIELD_NUMBER: _builtins.int
+        OTHER_SLOT_FIELD_NUMBER: _builtins.int
+        OTHER_CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        own_row: Global___TrinityRow.ValueType
+        """The player's own row."""
+        own_slot: _builtins.int
+        """The slot in the own row (1..4)."""
+        own_card: _builtins.int
+        """The card that was there and is now in the other row."""
+        other_row: Global___TrinityRow.ValueType
+        """The other row."""
+        other_slot: _builtins.int
+        """The slot in the other row (1..4)."""
+        other_card: _builtins.int
+        """The card that was there and is now in the own row."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            own_row: Global___TrinityRow.ValueType = ...,
+            own_slot: _builtins.int = ...,
+            own_card: _builtins.int = ...,
+            other_row: Global___TrinityRow.ValueType = ...,
+            other_slot: _builtins.int = ...,
+            other_card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["other_card", b"other_card", "other_row", b"other_row", "other_slot", b"other_slot", "own_card", b"own_card", "own_row", b"own_row", "own_slot", b"own_slot", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Skipped(_message.Message):
+        """A 10 or an A skipped one of its two effects (TR-4.7)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        PART_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        part: Global___TrinityPart.ValueType
+        """What was skipped."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            part: Global___TrinityPart.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["part", b"part", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Discarded(_message.Message):
+        """A hand card was discarded face up."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        card: _builtins.int
+        """The card."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Gave(_message.Message):
+        """A joker's gift (TR-4.8, TR-4.9); the card is named only to the giver and the receiver."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        GIVER_FIELD_NUMBER: _builtins.int
+        RECEIVER_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        giver: _builtins.int
+        """The giving seat."""
+        receiver: _builtins.int
+        """The receiving seat, who must now discard."""
+        card: _builtins.int
+        """The card given (0 in the public version)."""
+        def __init__(
+            self,
+            *,
+            giver: _builtins.int = ...,
+            receiver: _builtins.int = ...,
+            card: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "giver", b"giver", "receiver", b"receiver"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Drew(_message.Message):
+        """A seat drew cards from the deck (TR-3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        COUNT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        count: _builtins.int
+        """How many (2, fewer at the end of the deck, 0 when it is empty)."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The cards (only in the drawing seat's own version)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            count: _builtins.int = ...,
+            cards: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "count", b"count", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class GameEnded(_message.Message):
+        """The game is over: a shared win or a shared loss (TR-5)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        OUTCOME_FIELD_NUMBER: _builtins.int
+        outcome: Global___TrinityOutcome.ValueType
+        """How it ended."""
+        def __init__(
+            self,
+            *,
+            outcome: Global___TrinityOutcome.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    DEALT_FIELD_NUMBER: _builtins.int
+    TURN_BEGAN_FIELD_NUMBER: _builtins.int
+    TURN_SKIPPED_FIELD_NUMBER: _builtins.int
+    PLACED_FIELD_NUMBER: _builtins.int
+    USED_FIELD_NUMBER: _builtins.int
+    MOVED_FIELD_NUMBER: _builtins.int
+    ROW_CARD_DISCARDED_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
+    SWAPPED_FIELD_NUMBER: _builtins.int
+    SKIPPED_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
+    GAVE_FIELD_NUMBER: _builtins.int
+    DREW_FIELD_NUMBER: _builtins.int
+    GAME_ENDED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def dealt(self) -> Global___TrinityEvent.Dealt:
+        """A starting hand."""
+
+    @_builtins.property
+    def turn_began(self) -> Global___TrinityEvent.TurnBegan:
+        """A turn begins."""
+
+    @_builtins.property
+    def turn_skipped(self) -> Global___TrinityEvent.TurnSkipped:
+        """A turn is skipped."""
+
+    @_builtins.property
+    def placed(self) -> Global___TrinityEvent.Placed:
+        """A card placed."""
+
+    @_builtins.property
+    def used(self) -> Global___TrinityEvent.Used:
+        """A card used."""
+
+    @_builtins.property
+    def moved(self) -> Global___TrinityEvent.Moved:
+        """A ♦ ♥ move."""
+
+    @_builtins.property
+    def row_card_discarded(self) -> Global___TrinityEvent.RowCardDiscarded:
+        """A ♣ discard from a row."""
+
+    @_builtins.property
+    def revealed(self) -> Global___TrinityEvent.Revealed:
+        """A ♠ reveal."""
+
+    @_builtins.property
+    def swapped(self) -> Global___TrinityEvent.Swapped:
+        """A swap."""
+
+    @_builtins.property
+    def skipped(self) -> Global___TrinityEvent.Skipped:
+        """A skipped part."""
+
+    @_builtins.property
+    def discarded(self) -> Global___TrinityEvent.Discarded:
+        """A hand card discarded."""
+
+    @_builtins.property
+    def gave(self) -> Global___TrinityEvent.Gave:
+        """A joker gift."""
+
+    @_builtins.property
+    def drew(self) -> Global___TrinityEvent.Drew:
+        """Cards drawn."""
+
+    @_builtins.property
+    def game_ended(self) -> Global___TrinityEvent.GameEnded:
+        """The end."""
+
     def __init__(
         self,
+        *,
+        dealt: Global___TrinityEvent.Dealt | None = ...,
+        turn_began: Global___TrinityEvent.TurnBegan | None = ...,
+        turn_skipped: Global___TrinityEvent.TurnSkipped | None = ...,
+        placed: Global___TrinityEvent.Placed | None = ...,
+        used: Global___TrinityEvent.Used | None = ...,
+        moved: Global___TrinityEvent.Moved | None = ...,
+        row_card_discarded: Global___TrinityEvent.RowCardDiscarded | None = ...,
+        revealed: Global___TrinityEvent.Revealed | None = ...,
+        swapped: Global___TrinityEvent.Swapped | None = ...,
+        skipped: Global___TrinityEvent.Skipped | None = ...,
+        discarded: Global___TrinityEvent.Discarded | None = ...,
+        gave: Global___TrinityEvent.Gave | None = ...,
+        drew: Global___TrinityEvent.Drew | None = ...,
+        game_ended: Global___TrinityEvent.GameEnded | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dealt", b"dealt", "discarded", b"discarded", "drew", b"drew", "game_ended", b"game_ended", "gave", b"gave", "kind", b"kind", "moved", b"moved", "placed", b"placed", "revealed", b"revealed", "row_card_discarded", b"row_card_discarded", "skipped", b"skipped", "swapped", b"swapped", "turn_began", b"turn_began", "turn_skipped", b"turn_skipped", "used", b"used"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealt", b"dealt", "discarded", b"discarded", "drew", b"drew", "game_ended", b"game_ended", "gave", b"gave", "kind", b"kind", "moved", b"moved", "placed", b"placed", "revealed", b"revealed", "row_card_discarded", b"row_card_discarded", "skipped", b"skipped", "swapped", b"swapped", "turn_began", b"turn_began", "turn_skipped", b"turn_skipped", "used", b"used"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["dealt", "turn_began", "turn_skipped", "placed", "used", "moved", "row_card_discarded", "revealed", "swapped", "skipped", "discarded", "gave", "drew", "game_ended"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___TrinityEvent: _TypeAlias = TrinityEvent  # noqa: Y015

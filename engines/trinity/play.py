@@ -1,0 +1,292 @@
+"""Carrying out a validated move, and the automatic steps that follow it (C-6).
+
+Every function here assumes `rules.violation` accepted the move. A step changes the state and
+returns its events; the game ends the moment the board is complete (TR-5.1), a Jack, Queen or
+King reaches the discard pile under `stop_when_unwinnable` (TR-5.4), or every hand is empty at
+the end of an action (TR-5.2).
+"""
+
+from __future__ import annotations
+
+from croupier.v1.trinity_pb2 import (
+    TRINITY_ACTION_PASS,
+    TRINITY_ACTION_PLACE,
+    TRINITY_ACTION_UNSPECIFIED,
+    TRINITY_ACTION_USE,
+    TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED,
+    TRINITY_OUTCOME_LOST_HANDS_EMPTY,
+    TRINITY_OUTCOME_WON,
+    TRINITY_PART_SUIT_EFFECT,
+    TRINITY_PART_SWAP,
+    TRINITY_STEP_UNSPECIFIED,
+    TrinityEvent,
+    TrinityState,
+)
+from engines.core.cards import draw
+from engines.core.engine import Emitted
+from engines.trinity import board as rows
+from engines.trinity.board import ROWS, SLOTS
+from engines.trinity.cards import CLUBS, DIAMONDS, is_face, is_joker, suit_of
+from engines.trinity.rules import (
+    ACTION,
+    DISCARD,
+    GIFT,
+    GIFT_DISCARD,
+    ONGOING,
+    SUIT_EFFECT,
+    SWAP,
+    Choice,
+    gift_receiver,
+    has_special,
+    row_of_seat,
+    row_value,
+)
+
+Event = TrinityEvent
+Emits = list[Emitted[TrinityEvent]]
+DRAW = 2
+
+
+def public(event: TrinityEvent) -> Emitted[TrinityEvent]:
+    return Emitted(public=event)
+
+
+def perform(state: TrinityState, seat: int, choice: Choice) -> Emits:
+    """Carry out one validated move of `seat`, given as a Choice (see `rules`)."""
+    kind, a, b, c = choice
+    if kind == "place":
+        return _place(state, seat, a)
+    if kind == "use":
+        return _use(state, seat, a)
+    if kind == "discard_two":
+        state.action = TRINITY_ACTION_PASS
+        state.step = DISCARD
+        return _discard_from_hand(state, seat, a)
+    if kind == "target_slot":
+        return _slot_effect(state, seat, a - 1)
+    if kind == "reveal":
+        return _reveal(state, seat, a)
+    if kind == "skip":
+        return _skip(state, seat)
+    if kind == "swap":
+        return _swap(state, seat, a - 1, b - 1, c - 1)
+    if kind == "give":
+        return _give(state, seat, a)
+    events = _discard_from_hand(state, seat, a)
+    if state.outcome == ONGOING:
+        events += _finish_action(state)
+    return events
+
+
+# --- zones -----------------------------------------------------------------------------------
+
+
+def _take(state: TrinityState, seat: int, code: int) -> None:
+    """Remove a card from a hand; a revealed card stops being revealed (TR-4.4)."""
+    hand = state.hands[seat]
+    hand.cards.remove(code)
+    if code in hand.revealed:
+        hand.revealed.remove(code)
+
+
+def _to_pile(state: TrinityState, code: int) -> None:
+    state.discard_pile.append(code)
+    if state.options.stop_when_unwinnable and is_face(code):
+        state.outcome = TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED
+
+
+def _end_events(state: TrinityState) -> Emits:
+    """If the game just ended: clear the pending step and announce the shared result."""
+    if state.outcome == ONGOING:
+        return []
+    state.step = TRINITY_STEP_UNSPECIFIED
+    state.action = TRINITY_ACTION_UNSPECIFIED
+    state.using_card = 0
+    state.effect_done = False
+    state.revealed_now = 0
+    state.gift_card = 0
+    return [public(Event(game_ended=Event.GameEnded(outcome=state.outcome)))]
+
+
+def _check_win(state: TrinityState) -> None:
+    """TR-5.1 / TR-5.3, after every change of the board."""
+    if rows.board_complete(state.board, advanced=state.options.advanced):
+        state.outcome = TRINITY_OUTCOME_WON
+
+
+def _set_row(state: TrinityState, row: int, slots: list[int]) -> None:
+    state.board[SLOTS * row : SLOTS * row + SLOTS] = slots
+
+
+# --- actions ---------------------------------------------------------------------------------
+
+
+def _place(state: TrinityState, seat: int, code: int) -> Emits:
+    """TR-3.1: place into slot 1 with the push; then one more discard."""
+    _take(state, seat, code)
+    row = row_of_seat(state, seat)
+    slots, pushed_off = rows.place(rows.row_of_board(state.board, row), code)
+    _set_row(state, row, slots)
+    events = [
+        public(
+            Event(
+                placed=Event.Placed(seat=seat, row=row_value(row), card=code, pushed_off=pushed_off)
+            )
+        )
+    ]
+    if pushed_off:
+        _to_pile(state, pushed_off)
+    _check_win(state)
+    state.action = TRINITY_ACTION_PLACE
+    state.step = DISCARD
+    return events + _end_events(state)
+
+
+def _use(state: TrinityState, seat: int, code: int) -> Emits:
+    """TR-3.2: the used card goes to the discard pile; its effect follows."""
+    _take(state, seat, code)
+    _to_pile(state, code)
+    state.action = TRINITY_ACTION_USE
+    state.using_card = code
+    state.effect_done = False
+    state.step = GIFT if is_joker(code) else SUIT_EFFECT
+    return [public(Event(used=Event.Used(seat=seat, card=code))), *_end_events(state)]
+
+
+def _after_effect(state: TrinityState) -> None:
+    state.step = SWAP if has_special(state.using_card) else DISCARD
+
+
+def _slot_effect(state: TrinityState, seat: int, index: int) -> Emits:
+    """TR-4.1 ♦, TR-4.2 ♥, TR-4.3 ♣ on the card at `index` of the player's own row."""
+    row = row_of_seat(state, seat)
+    slots = rows.row_of_board(state.board, row)
+    code = slots[index]
+    suit = suit_of(state.using_card)
+    if suit == CLUBS:
+        slots[index] = 0
+        _set_row(state, row, slots)
+        event = Event(
+            row_card_discarded=Event.RowCardDiscarded(
+                seat=seat, row=row_value(row), slot=index + 1, card=code
+            )
+        )
+        _to_pile(state, code)
+    else:
+        target = rows.rightmost(slots) if suit == DIAMONDS else rows.leftmost(slots)
+        assert target is not None
+        _set_row(state, row, rows.move_card(slots, index, target))
+        event = Event(
+            moved=Event.Moved(
+                seat=seat, row=row_value(row), card=code, from_slot=index + 1, to_slot=target + 1
+            )
+        )
+    state.effect_done = True
+    _check_win(state)
+    _after_effect(state)
+    return [public(event), *_end_events(state)]
+
+
+def _reveal(state: TrinityState, seat: int, code: int) -> Emits:
+    """TR-4.4: the card is public while it stays in this hand."""
+    state.hands[seat].revealed.append(code)
+    state.revealed_now = code
+    state.effect_done = True
+    _after_effect(state)
+    return [public(Event(revealed=Event.Revealed(seat=seat, card=code)))]
+
+
+def _skip(state: TrinityState, seat: int) -> Emits:
+    """TR-4.7: a 10 or an A leaves out one of its two effects."""
+    if state.step == SUIT_EFFECT:
+        part = TRINITY_PART_SUIT_EFFECT
+        state.step = SWAP
+    else:
+        part = TRINITY_PART_SWAP
+        state.step = DISCARD
+    return [public(Event(skipped=Event.Skipped(seat=seat, part=part)))]
+
+
+def _swap(state: TrinityState, seat: int, own: int, other_row: int, other: int) -> Emits:
+    """TR-4.5 / TR-4.6: exchange two board cards."""
+    own_row = row_of_seat(state, seat)
+    a, b = SLOTS * own_row + own, SLOTS * other_row + other
+    own_card, other_card = state.board[a], state.board[b]
+    state.board[a], state.board[b] = other_card, own_card
+    event = Event(
+        swapped=Event.Swapped(
+            seat=seat,
+            own_row=row_value(own_row),
+            own_slot=own + 1,
+            own_card=own_card,
+            other_row=row_value(other_row),
+            other_slot=other + 1,
+            other_card=other_card,
+        )
+    )
+    _check_win(state)
+    state.step = DISCARD
+    return [public(event), *_end_events(state)]
+
+
+def _give(state: TrinityState, seat: int, code: int) -> Emits:
+    """TR-4.8 / TR-4.9: the gift, named only to the giver and the receiver."""
+    receiver = gift_receiver(state)
+    _take(state, seat, code)
+    state.hands[receiver].cards.append(code)
+    state.gift_card = code
+    state.step = GIFT_DISCARD
+    secret = Event(gave=Event.Gave(giver=seat, receiver=receiver, card=code))
+    return [
+        Emitted(
+            public=Event(gave=Event.Gave(giver=seat, receiver=receiver)),
+            private={seat: secret, receiver: secret},
+        )
+    ]
+
+
+def _discard_from_hand(state: TrinityState, seat: int, code: int) -> Emits:
+    _take(state, seat, code)
+    _to_pile(state, code)
+    return [public(Event(discarded=Event.Discarded(seat=seat, card=code))), *_end_events(state)]
+
+
+# --- the end of an action --------------------------------------------------------------------
+
+
+def _finish_action(state: TrinityState) -> Emits:
+    """The acting player draws two (TR-3), then the next player with cards plays (TR-3.5), or
+    the game is lost when every hand is empty (TR-5.2)."""
+    seat = state.turn
+    events = draw_cards(state, seat, DRAW)
+    state.step = ACTION
+    state.action = TRINITY_ACTION_UNSPECIFIED
+    state.using_card = 0
+    state.effect_done = False
+    state.revealed_now = 0
+    state.gift_card = 0
+    if all(not hand.cards for hand in state.hands):
+        state.outcome = TRINITY_OUTCOME_LOST_HANDS_EMPTY
+        return events + _end_events(state)
+    for step in range(1, ROWS + 1):
+        nxt = (seat + step) % state.seats
+        if state.hands[nxt].cards:
+            state.turn = nxt
+            events.append(public(Event(turn_began=Event.TurnBegan(seat=nxt))))
+            break
+        events.append(public(Event(turn_skipped=Event.TurnSkipped(seat=nxt))))
+    return events
+
+
+def draw_cards(state: TrinityState, seat: int, count: int) -> Emits:
+    """Draw from the deck, never reshuffling the discard pile (TR-3)."""
+    cards = draw(state.deck, count)
+    if not cards:
+        return []
+    state.hands[seat].cards.extend(cards)
+    return [
+        Emitted(
+            public=Event(drew=Event.Drew(seat=seat, count=len(cards))),
+            private={seat: Event(drew=Event.Drew(seat=seat, count=len(cards), cards=cards))},
+        )
+    ]

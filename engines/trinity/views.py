@@ -1,0 +1,76 @@
+"""What each seat sees (TR-6, C-4), built positively from the public facts and the seat's own
+hand: never another seat's unrevealed cards, never the deck's content or order."""
+
+from __future__ import annotations
+
+from croupier.v1.common_pb2 import GameResult
+from croupier.v1.trinity_pb2 import (
+    TrinityBoardRow,
+    TrinityOutcome,
+    TrinitySeatView,
+    TrinityState,
+    TrinityStep,
+    TrinityView,
+)
+from engines.core.scoring import shared_result
+from engines.trinity.board import ROWS, row_of_board
+from engines.trinity.rules import ONGOING, gift_receiver, row_of_seat, row_value, seat_of_row
+
+
+def build_view(state: TrinityState, seat: int | None) -> TrinityView:
+    view = TrinityView(
+        options=state.options,
+        board=[
+            TrinityBoardRow(
+                row=row_value(row),
+                seat=seat_of_row(state, row),
+                slots=row_of_board(state.board, row),
+            )
+            for row in range(ROWS)
+        ],
+        seats=[
+            TrinitySeatView(
+                seat=other,
+                row=row_value(row_of_seat(state, other)),
+                hand_size=len(state.hands[other].cards),
+                revealed=list(state.hands[other].revealed),
+            )
+            for other in range(state.seats)
+        ],
+        discard_pile=list(state.discard_pile),
+        deck_size=len(state.deck),
+        turn=state.turn,
+        step=state.step,
+        action=state.action,
+        using_card=state.using_card,
+        effect_done=state.effect_done,
+        revealed_now=state.revealed_now,
+        outcome=state.outcome,
+    )
+    if seat is not None:
+        view.hand.extend(state.hands[seat].cards)
+    if state.step == TrinityStep.TRINITY_STEP_GIFT_DISCARD:
+        receiver = gift_receiver(state)
+        view.gift_receiver = receiver
+        if seat in (state.turn, receiver):
+            view.gift_card = state.gift_card
+    return view
+
+
+SUMMARIES = {
+    TrinityOutcome.TRINITY_OUTCOME_WON: "cooperative: the board is complete, every seat wins",
+    TrinityOutcome.TRINITY_OUTCOME_LOST_HANDS_EMPTY: (
+        "cooperative: every hand is empty and the board is not complete, every seat loses"
+    ),
+    TrinityOutcome.TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED: (
+        "cooperative: a Jack, Queen or King was discarded, every seat loses"
+    ),
+}
+
+
+def build_result(state: TrinityState) -> GameResult | None:
+    """A shared result (C-7): every seat scores 1 and wins, or scores 0 and none wins."""
+    if state.outcome == ONGOING:
+        return None
+    won = state.outcome == TrinityOutcome.TRINITY_OUTCOME_WON
+    return shared_result(state.seats, won=won, summary=SUMMARIES[state.outcome])
