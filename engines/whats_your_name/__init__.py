@@ -1,42 +1,32 @@
-"""What's Your Name? (`whats_your_name`): not written yet; see ../shared/rules/whats_your_name.md."""
+"""What's Your Name? (이름이 뭐에요?), game id `whats_your_name`, 2-6 players.
+
+Spec: shared/rules/whats_your_name.md (rule ids WN-x.y). In short:
+- Setup (WN-2): each player shuffles a colour set of 13 cards (ranks 1..13) into a pile and
+  reveals its top card onto the stage (a 13 is shuffled back). The lowest stage card takes the
+  priority card for the whole game (ties: youngest by option `youngest_seat`, else by lot).
+  Everyone draws 3.
+- Play rounds (WN-3): every player secretly plays a card; all are revealed at once. In
+  ascending order of the card played (ties from the priority holder clockwise) each takes one
+  stage card; a 13 takes the whole stage instead (the first 13 in that order). The plays then
+  become the new stage, hands refill to 3 from the pile.
+- Final round (WN-3.7): with hands empty, each takes one stage card counter-clockwise from the
+  priority holder's right, the holder last.
+- Pairs (WN-4): two acquired cards of one rank are discarded at once.
+- End (WN-5): lowest sum of acquired ranks wins; ties to the priority holder, then clockwise.
+- Two players (WN-6): a virtual player at table position 2 takes the card left after the
+  drafting, reveals its next card each round, never gets the priority card, and is scored.
+- Options (WN-7): `hidden_card` (a secret card set aside, cancelled by an acquired card of its
+  rank, else counted), `match` (one game per player, the mirror card for the highest total).
+
+Modules: cards (encoding), table (draws, acquiring, pairs), setup (one game's deal), rounds
+(play, drafting, final round, scoring), rules (the single legality check, active seats),
+views (views and result), engine (the Engine subclass).
+"""
 
 from __future__ import annotations
 
-from croupier.v1.common_pb2 import GameResult
-from croupier.v1.whats_your_name_pb2 import WhatsYourNameEvent, WhatsYourNameMove, WhatsYourNameOptions, WhatsYourNameState, WhatsYourNameView
-from engines.core.engine import Emitted, Engine
-
-
-class WhatsYourNameEngine(Engine[WhatsYourNameOptions, WhatsYourNameState, WhatsYourNameView, WhatsYourNameMove, WhatsYourNameEvent]):
-    game_id = "whats_your_name"
-    title = "What's Your Name?"
-    min_seats = 2
-    max_seats = 6
-    options_type = WhatsYourNameOptions
-    state_type = WhatsYourNameState
-    view_type = WhatsYourNameView
-    move_type = WhatsYourNameMove
-    event_type = WhatsYourNameEvent
-
-    def new_game(
-        self, options: WhatsYourNameOptions, seats: int, seed: int
-    ) -> tuple[WhatsYourNameState, list[Emitted[WhatsYourNameEvent]]]:
-        raise NotImplementedError
-
-    def active_seats(self, state: WhatsYourNameState) -> list[int]:
-        raise NotImplementedError
-
-    def legal_moves(self, state: WhatsYourNameState, seat: int) -> list[WhatsYourNameMove]:
-        raise NotImplementedError
-
-    def apply(self, state: WhatsYourNameState, seat: int, move: WhatsYourNameMove) -> list[Emitted[WhatsYourNameEvent]]:
-        raise NotImplementedError
-
-    def view(self, state: WhatsYourNameState, seat: int | None) -> WhatsYourNameView:
-        raise NotImplementedError
-
-    def result(self, state: WhatsYourNameState) -> GameResult | None:
-        raise NotImplementedError
-
+from engines.whats_your_name.engine import WhatsYourNameEngine
 
 ENGINE = WhatsYourNameEngine()
+
+__all__ = ["ENGINE", "WhatsYourNameEngine"]

@@ -25,21 +25,79 @@ _sym_db = _symbol_database.Default()
 from croupier.v1 import common_pb2 as croupier_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!croupier/v1/whats_your_name.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"\x16\n\x14WhatsYourNameOptions\"{\n\x12WhatsYourNameState\x12\x32\n\x07options\x18\x01 \x01(\x0b\x32!.croupier.v1.WhatsYourNameOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\"\x13\n\x11WhatsYourNameView\"\x13\n\x11WhatsYourNameMove\"\x14\n\x12WhatsYourNameEventb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!croupier/v1/whats_your_name.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"Q\n\x14WhatsYourNameOptions\x12\x15\n\ryoungest_seat\x18\x01 \x03(\x05\x12\x13\n\x0bhidden_card\x18\x02 \x01(\x08\x12\r\n\x05match\x18\x03 \x01(\x08\"1\n\x11WhatsYourNameCard\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x0e\n\x06\x63olour\x18\x02 \x01(\x05\"\x8f\x04\n\x12WhatsYourNameState\x12\x32\n\x07options\x18\x01 \x01(\x0b\x32!.croupier.v1.WhatsYourNameOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\x12.\n\x05phase\x18\x04 \x01(\x0e\x32\x1f.croupier.v1.WhatsYourNamePhase\x12;\n\tpositions\x18\x05 \x03(\x0b\x32(.croupier.v1.WhatsYourNameState.Position\x12\r\n\x05stage\x18\x06 \x03(\x05\x12\x15\n\rpriority_seat\x18\x07 \x01(\x05\x12\x13\n\x0b\x64raft_order\x18\x08 \x03(\x05\x12\r\n\x05round\x18\t \x01(\x05\x12\x13\n\x0bgame_number\x18\n \x01(\x05\x12\x18\n\x0bmirror_seat\x18\x0b \x01(\x05H\x00\x88\x01\x01\x12\x11\n\tdiscarded\x18\x0c \x03(\x05\x1a\x88\x01\n\x08Position\x12\x0c\n\x04pile\x18\x01 \x03(\x05\x12\x0c\n\x04hand\x18\x02 \x03(\x05\x12\x10\n\x08\x61\x63quired\x18\x03 \x03(\x05\x12\x13\n\x06hidden\x18\x04 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x06played\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x0e\n\x06totals\x18\x06 \x03(\x05\x42\t\n\x07_hiddenB\t\n\x07_playedB\x0e\n\x0c_mirror_seat\"\xdf\x06\n\x11WhatsYourNameView\x12.\n\x05phase\x18\x01 \x01(\x0e\x32\x1f.croupier.v1.WhatsYourNamePhase\x12\x13\n\x0bgame_number\x18\x02 \x01(\x05\x12\r\n\x05games\x18\x03 \x01(\x05\x12\r\n\x05round\x18\x04 \x01(\x05\x12\x15\n\rpriority_seat\x18\x05 \x01(\x05\x12-\n\x05stage\x18\x06 \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x36\n\x07players\x18\x07 \x03(\x0b\x32%.croupier.v1.WhatsYourNameView.Player\x12\x13\n\x0b\x64raft_order\x18\x08 \x03(\x05\x12\x18\n\x0bmirror_seat\x18\t \x01(\x05H\x00\x88\x01\x01\x12,\n\x04hand\x18\n \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x33\n\x0bhidden_card\x18\x0b \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x33\n\x0b\x63hosen_card\x18\x0c \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x31\n\tdiscarded\x18\r \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x1a\n\x12has_virtual_player\x18\x0e \x01(\x08\x1a\xc2\x02\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0f\n\x07virtual\x18\x02 \x01(\x08\x12\x11\n\tpile_size\x18\x03 \x01(\x05\x12\x11\n\thand_size\x18\x04 \x01(\x05\x12\x30\n\x08\x61\x63quired\x18\x05 \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x12\n\nhas_chosen\x18\x06 \x01(\x08\x12.\n\x06played\x18\x07 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x17\n\x0fhas_hidden_card\x18\x08 \x01(\x08\x12<\n\x14revealed_hidden_card\x18\t \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\r\n\x05total\x18\n \x01(\x05\x12\x17\n\x0frecorded_totals\x18\x0b \x03(\x05\x42\x0e\n\x0c_mirror_seat\"\xef\x02\n\x11WhatsYourNameMove\x12\x37\n\x04play\x18\x01 \x01(\x0b\x32\'.croupier.v1.WhatsYourNameMove.PlayCardH\x00\x12\x37\n\x04take\x18\x02 \x01(\x0b\x32\'.croupier.v1.WhatsYourNameMove.TakeCardH\x00\x12\x37\n\x04hide\x18\x03 \x01(\x0b\x32\'.croupier.v1.WhatsYourNameMove.HideCardH\x00\x12>\n\nuse_mirror\x18\x04 \x01(\x0b\x32(.croupier.v1.WhatsYourNameMove.UseMirrorH\x00\x1a\x18\n\x08PlayCard\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x1a\x18\n\x08TakeCard\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x1a\x18\n\x08HideCard\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x1a\x19\n\tUseMirror\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x42\x06\n\x04kind\"\xed\x17\n\x12WhatsYourNameEvent\x12\x43\n\x0cgame_started\x18\x01 \x01(\x0b\x32+.croupier.v1.WhatsYourNameEvent.GameStartedH\x00\x12\x43\n\x0cmirror_given\x18\x02 \x01(\x0b\x32+.croupier.v1.WhatsYourNameEvent.MirrorGivenH\x00\x12G\n\x0esetup_revealed\x18\x03 \x01(\x0b\x32-.croupier.v1.WhatsYourNameEvent.SetupRevealedH\x00\x12G\n\x0epriority_taken\x18\x04 \x01(\x0b\x32-.croupier.v1.WhatsYourNameEvent.PriorityTakenH\x00\x12\x41\n\x0b\x63\x61rds_drawn\x18\x05 \x01(\x0b\x32*.croupier.v1.WhatsYourNameEvent.CardsDrawnH\x00\x12H\n\x0fhidden_card_set\x18\x06 \x01(\x0b\x32-.croupier.v1.WhatsYourNameEvent.HiddenCardSetH\x00\x12\x45\n\rround_started\x18\x07 \x01(\x0b\x32,.croupier.v1.WhatsYourNameEvent.RoundStartedH\x00\x12\x41\n\x0b\x63\x61rd_chosen\x18\x08 \x01(\x0b\x32*.croupier.v1.WhatsYourNameEvent.CardChosenH\x00\x12G\n\x0eplays_revealed\x18\t \x01(\x0b\x32-.croupier.v1.WhatsYourNameEvent.PlaysRevealedH\x00\x12\x41\n\x0bstage_swept\x18\n \x01(\x0b\x32*.croupier.v1.WhatsYourNameEvent.StageSweptH\x00\x12?\n\ncard_taken\x18\x0b \x01(\x0b\x32).croupier.v1.WhatsYourNameEvent.CardTakenH\x00\x12G\n\x0epair_discarded\x18\x0c \x01(\x0b\x32-.croupier.v1.WhatsYourNameEvent.PairDiscardedH\x00\x12P\n\x13hidden_card_matched\x18\r \x01(\x0b\x32\x31.croupier.v1.WhatsYourNameEvent.HiddenCardMatchedH\x00\x12\x41\n\x0bmirror_used\x18\x0e \x01(\x0b\x32*.croupier.v1.WhatsYourNameEvent.MirrorUsedH\x00\x12K\n\x10mirror_discarded\x18\x0f \x01(\x0b\x32/.croupier.v1.WhatsYourNameEvent.MirrorDiscardedH\x00\x12K\n\x10virtual_revealed\x18\x10 \x01(\x0b\x32/.croupier.v1.WhatsYourNameEvent.VirtualRevealedH\x00\x12\x46\n\x0eplays_to_stage\x18\x11 \x01(\x0b\x32,.croupier.v1.WhatsYourNameEvent.PlaysToStageH\x00\x12?\n\ngame_ended\x18\x12 \x01(\x0b\x32).croupier.v1.WhatsYourNameEvent.GameEndedH\x00\x1a\x31\n\x0bGameStarted\x12\x13\n\x0bgame_number\x18\x01 \x01(\x05\x12\r\n\x05games\x18\x02 \x01(\x05\x1a\x33\n\x0bMirrorGiven\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x16\n\x0erecorded_total\x18\x02 \x01(\x05\x1ag\n\rSetupRevealed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x1a\n\x12thirteens_returned\x18\x03 \x01(\x05\x1ak\n\rPriorityTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\ntied_seats\x18\x02 \x03(\x05\x12\x38\n\x06reason\x18\x03 \x01(\x0e\x32(.croupier.v1.WhatsYourNamePriorityReason\x1ak\n\nCardsDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12-\n\x05\x63\x61rds\x18\x03 \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x11\n\tpile_size\x18\x04 \x01(\x05\x1aK\n\rHiddenCardSet\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x1a;\n\x0cRoundStarted\x12\r\n\x05round\x18\x01 \x01(\x05\x12\r\n\x05\x66inal\x18\x02 \x01(\x08\x12\r\n\x05order\x18\x03 \x03(\x05\x1a[\n\nCardChosen\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x11\n\tautomatic\x18\x03 \x01(\x08\x1a\x42\n\x04Play\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x1a\\\n\rPlaysRevealed\x12\x33\n\x05plays\x18\x01 \x03(\x0b\x32$.croupier.v1.WhatsYourNameEvent.Play\x12\x16\n\x0e\x64rafting_order\x18\x02 \x03(\x05\x1a\x61\n\nStageSwept\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12-\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x16\n\x0ethirteen_seats\x18\x03 \x03(\x05\x1aZ\n\tCardTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x11\n\tautomatic\x18\x03 \x01(\x08\x1aL\n\rPairDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12-\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x1a\x84\x01\n\x11HiddenCardMatched\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x33\n\x0bhidden_card\x18\x03 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x1aH\n\nMirrorUsed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x1a\x1f\n\x0fMirrorDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a?\n\x0fVirtualRevealed\x12,\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x1a=\n\x0cPlaysToStage\x12-\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x1a\xb3\x01\n\x05Total\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05total\x18\x02 \x01(\x05\x12\x33\n\x0bhidden_card\x18\x03 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x30\n\x08\x61\x63quired\x18\x04 \x03(\x0b\x32\x1e.croupier.v1.WhatsYourNameCard\x12\x13\n\x0bmatch_total\x18\x05 \x01(\x05\x12\x11\n\tplacement\x18\x06 \x01(\x05\x1a\x65\n\tGameEnded\x12\x13\n\x0bgame_number\x18\x01 \x01(\x05\x12\x35\n\x06totals\x18\x02 \x03(\x0b\x32%.croupier.v1.WhatsYourNameEvent.Total\x12\x0c\n\x04last\x18\x03 \x01(\x08\x42\x06\n\x04kind*\xdd\x01\n\x12WhatsYourNamePhase\x12%\n!WHATS_YOUR_NAME_PHASE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aWHATS_YOUR_NAME_PHASE_HIDE\x10\x01\x12\x1e\n\x1aWHATS_YOUR_NAME_PHASE_PLAY\x10\x02\x12\x1f\n\x1bWHATS_YOUR_NAME_PHASE_DRAFT\x10\x03\x12\x1f\n\x1bWHATS_YOUR_NAME_PHASE_FINAL\x10\x04\x12\x1e\n\x1aWHATS_YOUR_NAME_PHASE_OVER\x10\x05*\xd6\x01\n\x1bWhatsYourNamePriorityReason\x12/\n+WHATS_YOUR_NAME_PRIORITY_REASON_UNSPECIFIED\x10\x00\x12/\n+WHATS_YOUR_NAME_PRIORITY_REASON_LOWEST_CARD\x10\x01\x12,\n(WHATS_YOUR_NAME_PRIORITY_REASON_YOUNGEST\x10\x02\x12\'\n#WHATS_YOUR_NAME_PRIORITY_REASON_LOT\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.whats_your_name_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_WHATSYOURNAMEPHASE']._serialized_start=5033
+  _globals['_WHATSYOURNAMEPHASE']._serialized_end=5254
+  _globals['_WHATSYOURNAMEPRIORITYREASON']._serialized_start=5257
+  _globals['_WHATSYOURNAMEPRIORITYREASON']._serialized_end=5471
   _globals['_WHATSYOURNAMEOPTIONS']._serialized_start=76
-  _globals['_WHATSYOURNAMEOPTIONS']._serialized_end=98
-  _globals['_WHATSYOURNAMESTATE']._serialized_start=100
-  _globals['_WHATSYOURNAMESTATE']._serialized_end=223
-  _globals['_WHATSYOURNAMEVIEW']._serialized_start=225
-  _globals['_WHATSYOURNAMEVIEW']._serialized_end=244
-  _globals['_WHATSYOURNAMEMOVE']._serialized_start=246
-  _globals['_WHATSYOURNAMEMOVE']._serialized_end=265
-  _globals['_WHATSYOURNAMEEVENT']._serialized_start=267
-  _globals['_WHATSYOURNAMEEVENT']._serialized_end=287
+  _globals['_WHATSYOURNAMEOPTIONS']._serialized_end=157
+  _globals['_WHATSYOURNAMECARD']._serialized_start=159
+  _globals['_WHATSYOURNAMECARD']._serialized_end=208
+  _globals['_WHATSYOURNAMESTATE']._serialized_start=211
+  _globals['_WHATSYOURNAMESTATE']._serialized_end=738
+  _globals['_WHATSYOURNAMESTATE_POSITION']._serialized_start=586
+  _globals['_WHATSYOURNAMESTATE_POSITION']._serialized_end=722
+  _globals['_WHATSYOURNAMEVIEW']._serialized_start=741
+  _globals['_WHATSYOURNAMEVIEW']._serialized_end=1604
+  _globals['_WHATSYOURNAMEVIEW_PLAYER']._serialized_start=1266
+  _globals['_WHATSYOURNAMEVIEW_PLAYER']._serialized_end=1588
+  _globals['_WHATSYOURNAMEMOVE']._serialized_start=1607
+  _globals['_WHATSYOURNAMEMOVE']._serialized_end=1974
+  _globals['_WHATSYOURNAMEMOVE_PLAYCARD']._serialized_start=1863
+  _globals['_WHATSYOURNAMEMOVE_PLAYCARD']._serialized_end=1887
+  _globals['_WHATSYOURNAMEMOVE_TAKECARD']._serialized_start=1889
+  _globals['_WHATSYOURNAMEMOVE_TAKECARD']._serialized_end=1913
+  _globals['_WHATSYOURNAMEMOVE_HIDECARD']._serialized_start=1915
+  _globals['_WHATSYOURNAMEMOVE_HIDECARD']._serialized_end=1939
+  _globals['_WHATSYOURNAMEMOVE_USEMIRROR']._serialized_start=1941
+  _globals['_WHATSYOURNAMEMOVE_USEMIRROR']._serialized_end=1966
+  _globals['_WHATSYOURNAMEEVENT']._serialized_start=1977
+  _globals['_WHATSYOURNAMEEVENT']._serialized_end=5030
+  _globals['_WHATSYOURNAMEEVENT_GAMESTARTED']._serialized_start=3280
+  _globals['_WHATSYOURNAMEEVENT_GAMESTARTED']._serialized_end=3329
+  _globals['_WHATSYOURNAMEEVENT_MIRRORGIVEN']._serialized_start=3331
+  _globals['_WHATSYOURNAMEEVENT_MIRRORGIVEN']._serialized_end=3382
+  _globals['_WHATSYOURNAMEEVENT_SETUPREVEALED']._serialized_start=3384
+  _globals['_WHATSYOURNAMEEVENT_SETUPREVEALED']._serialized_end=3487
+  _globals['_WHATSYOURNAMEEVENT_PRIORITYTAKEN']._serialized_start=3489
+  _globals['_WHATSYOURNAMEEVENT_PRIORITYTAKEN']._serialized_end=3596
+  _globals['_WHATSYOURNAMEEVENT_CARDSDRAWN']._serialized_start=3598
+  _globals['_WHATSYOURNAMEEVENT_CARDSDRAWN']._serialized_end=3705
+  _globals['_WHATSYOURNAMEEVENT_HIDDENCARDSET']._serialized_start=3707
+  _globals['_WHATSYOURNAMEEVENT_HIDDENCARDSET']._serialized_end=3782
+  _globals['_WHATSYOURNAMEEVENT_ROUNDSTARTED']._serialized_start=3784
+  _globals['_WHATSYOURNAMEEVENT_ROUNDSTARTED']._serialized_end=3843
+  _globals['_WHATSYOURNAMEEVENT_CARDCHOSEN']._serialized_start=3845
+  _globals['_WHATSYOURNAMEEVENT_CARDCHOSEN']._serialized_end=3936
+  _globals['_WHATSYOURNAMEEVENT_PLAY']._serialized_start=3938
+  _globals['_WHATSYOURNAMEEVENT_PLAY']._serialized_end=4004
+  _globals['_WHATSYOURNAMEEVENT_PLAYSREVEALED']._serialized_start=4006
+  _globals['_WHATSYOURNAMEEVENT_PLAYSREVEALED']._serialized_end=4098
+  _globals['_WHATSYOURNAMEEVENT_STAGESWEPT']._serialized_start=4100
+  _globals['_WHATSYOURNAMEEVENT_STAGESWEPT']._serialized_end=4197
+  _globals['_WHATSYOURNAMEEVENT_CARDTAKEN']._serialized_start=4199
+  _globals['_WHATSYOURNAMEEVENT_CARDTAKEN']._serialized_end=4289
+  _globals['_WHATSYOURNAMEEVENT_PAIRDISCARDED']._serialized_start=4291
+  _globals['_WHATSYOURNAMEEVENT_PAIRDISCARDED']._serialized_end=4367
+  _globals['_WHATSYOURNAMEEVENT_HIDDENCARDMATCHED']._serialized_start=4370
+  _globals['_WHATSYOURNAMEEVENT_HIDDENCARDMATCHED']._serialized_end=4502
+  _globals['_WHATSYOURNAMEEVENT_MIRRORUSED']._serialized_start=4504
+  _globals['_WHATSYOURNAMEEVENT_MIRRORUSED']._serialized_end=4576
+  _globals['_WHATSYOURNAMEEVENT_MIRRORDISCARDED']._serialized_start=4578
+  _globals['_WHATSYOURNAMEEVENT_MIRRORDISCARDED']._serialized_end=4609
+  _globals['_WHATSYOURNAMEEVENT_VIRTUALREVEALED']._serialized_start=4611
+  _globals['_WHATSYOURNAMEEVENT_VIRTUALREVEALED']._serialized_end=4674
+  _globals['_WHATSYOURNAMEEVENT_PLAYSTOSTAGE']._serialized_start=4676
+  _globals['_WHATSYOURNAMEEVENT_PLAYSTOSTAGE']._serialized_end=4737
+  _globals['_WHATSYOURNAMEEVENT_TOTAL']._serialized_start=4740
+  _globals['_WHATSYOURNAMEEVENT_TOTAL']._serialized_end=4919
+  _globals['_WHATSYOURNAMEEVENT_GAMEENDED']._serialized_start=4921
+  _globals['_WHATSYOURNAMEEVENT_GAMEENDED']._serialized_end=5022
 # @@protoc_insertion_point(module_scope)

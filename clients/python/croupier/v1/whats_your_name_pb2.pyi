@@ -3,9 +3,12 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from croupier.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -17,22 +20,153 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _WhatsYourNamePhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _WhatsYourNamePhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WhatsYourNamePhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    WHATS_YOUR_NAME_PHASE_UNSPECIFIED: _WhatsYourNamePhase.ValueType  # 0
+    """Not used."""
+    WHATS_YOUR_NAME_PHASE_HIDE: _WhatsYourNamePhase.ValueType  # 1
+    """WN-7.1: setup, every seat secretly sets its hidden card aside (simultaneous)."""
+    WHATS_YOUR_NAME_PHASE_PLAY: _WhatsYourNamePhase.ValueType  # 2
+    """WN-3.1: a play round, every seat that has not chosen yet secretly plays a card."""
+    WHATS_YOUR_NAME_PHASE_DRAFT: _WhatsYourNamePhase.ValueType  # 3
+    """WN-3.3: the plays are revealed, players take stage cards in drafting order."""
+    WHATS_YOUR_NAME_PHASE_FINAL: _WhatsYourNamePhase.ValueType  # 4
+    """WN-3.7: the final round, players take stage cards counter-clockwise."""
+    WHATS_YOUR_NAME_PHASE_OVER: _WhatsYourNamePhase.ValueType  # 5
+    """WN-5: the game (or the whole match) is over."""
+
+class WhatsYourNamePhase(_WhatsYourNamePhase, metaclass=_WhatsYourNamePhaseEnumTypeWrapper):
+    """The phase a game is in."""
+
+WHATS_YOUR_NAME_PHASE_UNSPECIFIED: WhatsYourNamePhase.ValueType  # 0
+"""Not used."""
+WHATS_YOUR_NAME_PHASE_HIDE: WhatsYourNamePhase.ValueType  # 1
+"""WN-7.1: setup, every seat secretly sets its hidden card aside (simultaneous)."""
+WHATS_YOUR_NAME_PHASE_PLAY: WhatsYourNamePhase.ValueType  # 2
+"""WN-3.1: a play round, every seat that has not chosen yet secretly plays a card."""
+WHATS_YOUR_NAME_PHASE_DRAFT: WhatsYourNamePhase.ValueType  # 3
+"""WN-3.3: the plays are revealed, players take stage cards in drafting order."""
+WHATS_YOUR_NAME_PHASE_FINAL: WhatsYourNamePhase.ValueType  # 4
+"""WN-3.7: the final round, players take stage cards counter-clockwise."""
+WHATS_YOUR_NAME_PHASE_OVER: WhatsYourNamePhase.ValueType  # 5
+"""WN-5: the game (or the whole match) is over."""
+Global___WhatsYourNamePhase: _TypeAlias = WhatsYourNamePhase  # noqa: Y015
+
+class _WhatsYourNamePriorityReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _WhatsYourNamePriorityReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WhatsYourNamePriorityReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    WHATS_YOUR_NAME_PRIORITY_REASON_UNSPECIFIED: _WhatsYourNamePriorityReason.ValueType  # 0
+    """Not used."""
+    WHATS_YOUR_NAME_PRIORITY_REASON_LOWEST_CARD: _WhatsYourNamePriorityReason.ValueType  # 1
+    """The only player with the lowest stage card."""
+    WHATS_YOUR_NAME_PRIORITY_REASON_YOUNGEST: _WhatsYourNamePriorityReason.ValueType  # 2
+    """Tied for the lowest card; the youngest by option `youngest_seat`."""
+    WHATS_YOUR_NAME_PRIORITY_REASON_LOT: _WhatsYourNamePriorityReason.ValueType  # 3
+    """Tied for the lowest card; drawn by lot with the seeded generator (C-3)."""
+
+class WhatsYourNamePriorityReason(_WhatsYourNamePriorityReason, metaclass=_WhatsYourNamePriorityReasonEnumTypeWrapper):
+    """How the priority card's holder was chosen (WN-2.3)."""
+
+WHATS_YOUR_NAME_PRIORITY_REASON_UNSPECIFIED: WhatsYourNamePriorityReason.ValueType  # 0
+"""Not used."""
+WHATS_YOUR_NAME_PRIORITY_REASON_LOWEST_CARD: WhatsYourNamePriorityReason.ValueType  # 1
+"""The only player with the lowest stage card."""
+WHATS_YOUR_NAME_PRIORITY_REASON_YOUNGEST: WhatsYourNamePriorityReason.ValueType  # 2
+"""Tied for the lowest card; the youngest by option `youngest_seat`."""
+WHATS_YOUR_NAME_PRIORITY_REASON_LOT: WhatsYourNamePriorityReason.ValueType  # 3
+"""Tied for the lowest card; drawn by lot with the seeded generator (C-3)."""
+Global___WhatsYourNamePriorityReason: _TypeAlias = WhatsYourNamePriorityReason  # noqa: Y015
+
 @_typing.final
 class WhatsYourNameOptions(_message.Message):
-    """Creation options of `whats_your_name` (placeholder: the engine is not written yet)."""
+    """What's Your Name? (이름이 뭐에요?), game id `whats_your_name`, 2-6 players.
+
+    Every round each player secretly plays one card from their hand; once all have chosen, the
+    plays are revealed and the players draft cards from the public "stage" in ascending order of
+    the card they played. Two acquired cards of the same rank cancel; the lowest total wins.
+    Rule ids (WN-x.y) refer to shared/rules/whats_your_name.md.
+
+    Seats and the virtual player: seats 0..N-1 are the human players, clockwise (C-1). A
+    two-player game adds a virtual player (WN-6) at table position 2, after the two players. It
+    is not a seat (it has no credential and makes no move), but wherever a field below is called
+    `seat` and documented as a "table position", the value 2 in a two-player game means the
+    virtual player.
+
+    Card encoding in the stored state: a card is the integer `colour * 13 + (rank - 1)`, 0..77,
+    where `rank` is 1..13 and `colour` 0..5 is the colour set it belongs to: set c is the set of
+    table position c (set 2 is the virtual player's in a two-player game). Piles keep their top
+    card last. Views and events use the `WhatsYourNameCard` message instead.
+
+    Creation options of `whats_your_name`.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    YOUNGEST_SEAT_FIELD_NUMBER: _builtins.int
+    HIDDEN_CARD_FIELD_NUMBER: _builtins.int
+    MATCH_FIELD_NUMBER: _builtins.int
+    hidden_card: _builtins.bool
+    """WN-7.1: each player sets one card aside face down (their hidden card) at setup."""
+    match: _builtins.bool
+    """WN-7.2: play as many games as there are players, with the mirror card; the lowest sum of
+    the recorded totals wins.
+    """
+    @_builtins.property
+    def youngest_seat(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """WN-2.3 (C-3): seats ordered by age, youngest first, used only to break a tie for the
+        priority card. May list only some seats; a listed seat counts as younger than every seat
+        not listed. Each seat at most once. Empty: ties are broken by the seeded generator.
+        """
+
     def __init__(
         self,
+        *,
+        youngest_seat: _abc.Iterable[_builtins.int] | None = ...,
+        hidden_card: _builtins.bool = ...,
+        match: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hidden_card", b"hidden_card", "match", b"match", "youngest_seat", b"youngest_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WhatsYourNameOptions: _TypeAlias = WhatsYourNameOptions  # noqa: Y015
+
+@_typing.final
+class WhatsYourNameCard(_message.Message):
+    """One card, as views and events show it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    COLOUR_FIELD_NUMBER: _builtins.int
+    rank: _builtins.int
+    """1..13."""
+    colour: _builtins.int
+    """The colour set, 0..5: set c belongs to table position c. Colour never matters for pairs or
+    scores (WN-1.1).
+    """
+    def __init__(
+        self,
+        *,
+        rank: _builtins.int = ...,
+        colour: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["colour", b"colour", "rank", b"rank"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WhatsYourNameCard: _TypeAlias = WhatsYourNameCard  # noqa: Y015
 
 @_typing.final
 class WhatsYourNameState(_message.Message):
@@ -40,11 +174,85 @@ class WhatsYourNameState(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class Position(_message.Message):
+        """Everything one table position holds. Cards are codes (see the file comment)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PILE_FIELD_NUMBER: _builtins.int
+        HAND_FIELD_NUMBER: _builtins.int
+        ACQUIRED_FIELD_NUMBER: _builtins.int
+        HIDDEN_FIELD_NUMBER: _builtins.int
+        PLAYED_FIELD_NUMBER: _builtins.int
+        TOTALS_FIELD_NUMBER: _builtins.int
+        hidden: _builtins.int
+        """WN-7.1: the hidden card, while it is set and not yet discarded."""
+        played: _builtins.int
+        """This round's play: secret during the play phase, revealed during drafting."""
+        @_builtins.property
+        def pile(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Face-down personal pile, top card last."""
+
+        @_builtins.property
+        def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Hand (empty for the virtual player)."""
+
+        @_builtins.property
+        def acquired(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Acquired cards, face up, in the order taken (never two of one rank: WN-4.1)."""
+
+        @_builtins.property
+        def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The recorded total of every finished game, in order (one entry without `match`)."""
+
+        def __init__(
+            self,
+            *,
+            pile: _abc.Iterable[_builtins.int] | None = ...,
+            hand: _abc.Iterable[_builtins.int] | None = ...,
+            acquired: _abc.Iterable[_builtins.int] | None = ...,
+            hidden: _builtins.int | None = ...,
+            played: _builtins.int | None = ...,
+            totals: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["_hidden", b"_hidden", "_played", b"_played", "hidden", b"hidden", "played", b"played"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["_hidden", b"_hidden", "_played", b"_played", "acquired", b"acquired", "hand", b"hand", "hidden", b"hidden", "pile", b"pile", "played", b"played", "totals", b"totals"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        _WhichOneofReturnType__hidden: _TypeAlias = _typing.Literal["hidden"]  # noqa: Y015
+        _WhichOneofArgType__hidden: _TypeAlias = _typing.Literal["_hidden", b"_hidden"]  # noqa: Y015
+        _WhichOneofReturnType__played: _TypeAlias = _typing.Literal["played"]  # noqa: Y015
+        _WhichOneofArgType__played: _TypeAlias = _typing.Literal["_played", b"_played"]  # noqa: Y015
+        @_typing.overload
+        def WhichOneof(self, oneof_group: _WhichOneofArgType__hidden) -> _WhichOneofReturnType__hidden | None: ...
+        @_typing.overload
+        def WhichOneof(self, oneof_group: _WhichOneofArgType__played) -> _WhichOneofReturnType__played | None: ...
+
     OPTIONS_FIELD_NUMBER: _builtins.int
     RNG_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    POSITIONS_FIELD_NUMBER: _builtins.int
+    STAGE_FIELD_NUMBER: _builtins.int
+    PRIORITY_SEAT_FIELD_NUMBER: _builtins.int
+    DRAFT_ORDER_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    GAME_NUMBER_FIELD_NUMBER: _builtins.int
+    MIRROR_SEAT_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
-    """Number of seats."""
+    """Number of seats (human players)."""
+    phase: Global___WhatsYourNamePhase.ValueType
+    """The current phase."""
+    priority_seat: _builtins.int
+    """The seat holding the priority card in the current (or last) game (WN-2.3)."""
+    round: _builtins.int
+    """The round of the current game, from 1; the final round is the last one."""
+    game_number: _builtins.int
+    """The current game, from 1 (always 1 without `match`)."""
+    mirror_seat: _builtins.int
+    """WN-7.2: the seat holding the unused mirror card, if any."""
     @_builtins.property
     def options(self) -> Global___WhatsYourNameOptions:
         """The options the game was created with."""
@@ -53,52 +261,335 @@ class WhatsYourNameState(_message.Message):
     def rng(self) -> _common_pb2.RngState:
         """The seeded generator (C-2)."""
 
+    @_builtins.property
+    def positions(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameState.Position]:
+        """One entry per table position: the seats, then the virtual player in a two-player game."""
+
+    @_builtins.property
+    def stage(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The stage (public), card codes in the order they were placed."""
+
+    @_builtins.property
+    def draft_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats still to take a stage card this round, in order; the first takes now."""
+
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Cards out of the game this game (pairs, hidden matches, mirror uses), card codes."""
+
     def __init__(
         self,
         *,
         options: Global___WhatsYourNameOptions | None = ...,
         rng: _common_pb2.RngState | None = ...,
         seats: _builtins.int = ...,
+        phase: Global___WhatsYourNamePhase.ValueType = ...,
+        positions: _abc.Iterable[Global___WhatsYourNameState.Position] | None = ...,
+        stage: _abc.Iterable[_builtins.int] | None = ...,
+        priority_seat: _builtins.int = ...,
+        draft_order: _abc.Iterable[_builtins.int] | None = ...,
+        round: _builtins.int = ...,
+        game_number: _builtins.int = ...,
+        mirror_seat: _builtins.int | None = ...,
+        discarded: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_mirror_seat", b"_mirror_seat", "mirror_seat", b"mirror_seat", "options", b"options", "rng", b"rng"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mirror_seat", b"_mirror_seat", "discarded", b"discarded", "draft_order", b"draft_order", "game_number", b"game_number", "mirror_seat", b"mirror_seat", "options", b"options", "phase", b"phase", "positions", b"positions", "priority_seat", b"priority_seat", "rng", b"rng", "round", b"round", "seats", b"seats", "stage", b"stage"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__mirror_seat: _TypeAlias = _typing.Literal["mirror_seat"]  # noqa: Y015
+    _WhichOneofArgType__mirror_seat: _TypeAlias = _typing.Literal["_mirror_seat", b"_mirror_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__mirror_seat) -> _WhichOneofReturnType__mirror_seat | None: ...
 
 Global___WhatsYourNameState: _TypeAlias = WhatsYourNameState  # noqa: Y015
 
 @_typing.final
 class WhatsYourNameView(_message.Message):
-    """What one seat (or a spectator) may see of a `whats_your_name` game (C-4)."""
+    """What one seat (or a spectator) may see of a `whats_your_name` game (C-4, WN-8)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class Player(_message.Message):
+        """One table position as everyone sees it."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        VIRTUAL_FIELD_NUMBER: _builtins.int
+        PILE_SIZE_FIELD_NUMBER: _builtins.int
+        HAND_SIZE_FIELD_NUMBER: _builtins.int
+        ACQUIRED_FIELD_NUMBER: _builtins.int
+        HAS_CHOSEN_FIELD_NUMBER: _builtins.int
+        PLAYED_FIELD_NUMBER: _builtins.int
+        HAS_HIDDEN_CARD_FIELD_NUMBER: _builtins.int
+        REVEALED_HIDDEN_CARD_FIELD_NUMBER: _builtins.int
+        TOTAL_FIELD_NUMBER: _builtins.int
+        RECORDED_TOTALS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """Table position (2 in a two-player game is the virtual player)."""
+        virtual: _builtins.bool
+        """True for the virtual player of a two-player game (WN-6)."""
+        pile_size: _builtins.int
+        """Cards in the face-down pile."""
+        hand_size: _builtins.int
+        """Cards in hand."""
+        has_chosen: _builtins.bool
+        """During the hidden-card setup or a play round: whether this seat has already chosen
+        (never what it chose).
+        """
+        has_hidden_card: _builtins.bool
+        """Whether this seat has a hidden card lying face down (WN-7.1)."""
+        total: _builtins.int
+        """Sum of the ranks of the acquired cards; once the game is over, the final total,
+        the revealed hidden card included (WN-5.1).
+        """
+        @_builtins.property
+        def acquired(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+            """Acquired cards, face up."""
+
+        @_builtins.property
+        def played(self) -> Global___WhatsYourNameCard:
+            """During drafting: the card this seat played this round (revealed)."""
+
+        @_builtins.property
+        def revealed_hidden_card(self) -> Global___WhatsYourNameCard:
+            """Once the game is over: the hidden card, revealed (WN-7.1)."""
+
+        @_builtins.property
+        def recorded_totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """WN-7.2: the recorded total of every finished game, in order."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            virtual: _builtins.bool = ...,
+            pile_size: _builtins.int = ...,
+            hand_size: _builtins.int = ...,
+            acquired: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+            has_chosen: _builtins.bool = ...,
+            played: Global___WhatsYourNameCard | None = ...,
+            has_hidden_card: _builtins.bool = ...,
+            revealed_hidden_card: Global___WhatsYourNameCard | None = ...,
+            total: _builtins.int = ...,
+            recorded_totals: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["played", b"played", "revealed_hidden_card", b"revealed_hidden_card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["acquired", b"acquired", "hand_size", b"hand_size", "has_chosen", b"has_chosen", "has_hidden_card", b"has_hidden_card", "pile_size", b"pile_size", "played", b"played", "recorded_totals", b"recorded_totals", "revealed_hidden_card", b"revealed_hidden_card", "seat", b"seat", "total", b"total", "virtual", b"virtual"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    PHASE_FIELD_NUMBER: _builtins.int
+    GAME_NUMBER_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    PRIORITY_SEAT_FIELD_NUMBER: _builtins.int
+    STAGE_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    DRAFT_ORDER_FIELD_NUMBER: _builtins.int
+    MIRROR_SEAT_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    HIDDEN_CARD_FIELD_NUMBER: _builtins.int
+    CHOSEN_CARD_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
+    HAS_VIRTUAL_PLAYER_FIELD_NUMBER: _builtins.int
+    phase: Global___WhatsYourNamePhase.ValueType
+    """The current phase."""
+    game_number: _builtins.int
+    """The current game, from 1."""
+    games: _builtins.int
+    """How many games are played: 1, or the number of players with `match`."""
+    round: _builtins.int
+    """The round of the current game, from 1."""
+    priority_seat: _builtins.int
+    """The seat holding the priority card (WN-1.2)."""
+    mirror_seat: _builtins.int
+    """WN-7.2: the seat holding the unused mirror card, if any."""
+    has_virtual_player: _builtins.bool
+    """Whether a virtual player takes part (two-player game, WN-6)."""
+    @_builtins.property
+    def stage(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+        """The cards on the stage, in the order they were placed."""
+
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameView.Player]:
+        """Every table position: the seats in order, then the virtual player in a two-player game."""
+
+    @_builtins.property
+    def draft_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """During drafting: the seats still to take a card, in order; the first takes now."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+        """The viewer's own hand (empty for a spectator)."""
+
+    @_builtins.property
+    def hidden_card(self) -> Global___WhatsYourNameCard:
+        """The viewer's own hidden card, if it has one (WN-7.1)."""
+
+    @_builtins.property
+    def chosen_card(self) -> Global___WhatsYourNameCard:
+        """The viewer's own secret play this round, before the reveal."""
+
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+        """Cards discarded so far this game (pairs, hidden matches, mirror uses), all public."""
+
     def __init__(
         self,
+        *,
+        phase: Global___WhatsYourNamePhase.ValueType = ...,
+        game_number: _builtins.int = ...,
+        games: _builtins.int = ...,
+        round: _builtins.int = ...,
+        priority_seat: _builtins.int = ...,
+        stage: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+        players: _abc.Iterable[Global___WhatsYourNameView.Player] | None = ...,
+        draft_order: _abc.Iterable[_builtins.int] | None = ...,
+        mirror_seat: _builtins.int | None = ...,
+        hand: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+        hidden_card: Global___WhatsYourNameCard | None = ...,
+        chosen_card: Global___WhatsYourNameCard | None = ...,
+        discarded: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+        has_virtual_player: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_mirror_seat", b"_mirror_seat", "chosen_card", b"chosen_card", "hidden_card", b"hidden_card", "mirror_seat", b"mirror_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mirror_seat", b"_mirror_seat", "chosen_card", b"chosen_card", "discarded", b"discarded", "draft_order", b"draft_order", "game_number", b"game_number", "games", b"games", "hand", b"hand", "has_virtual_player", b"has_virtual_player", "hidden_card", b"hidden_card", "mirror_seat", b"mirror_seat", "phase", b"phase", "players", b"players", "priority_seat", b"priority_seat", "round", b"round", "stage", b"stage"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__mirror_seat: _TypeAlias = _typing.Literal["mirror_seat"]  # noqa: Y015
+    _WhichOneofArgType__mirror_seat: _TypeAlias = _typing.Literal["_mirror_seat", b"_mirror_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__mirror_seat) -> _WhichOneofReturnType__mirror_seat | None: ...
 
 Global___WhatsYourNameView: _TypeAlias = WhatsYourNameView  # noqa: Y015
 
 @_typing.final
 class WhatsYourNameMove(_message.Message):
-    """One move of `whats_your_name`."""
+    """One move of `whats_your_name`. Every move names a rank only: a seat's hand and hidden card
+    hold one colour, and its acquired cards never hold two of a rank.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class PlayCard(_message.Message):
+        """WN-3.1: secretly play the card of this rank from your hand (once per round, final)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        RANK_FIELD_NUMBER: _builtins.int
+        rank: _builtins.int
+        """1..13."""
+        def __init__(
+            self,
+            *,
+            rank: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TakeCard(_message.Message):
+        """WN-3.3, WN-3.7: take a stage card of this rank (when several lie there, the one placed
+        first).
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        RANK_FIELD_NUMBER: _builtins.int
+        rank: _builtins.int
+        """1..13."""
+        def __init__(
+            self,
+            *,
+            rank: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HideCard(_message.Message):
+        """WN-7.1: at setup, secretly set the card of this rank from your hand aside (not a 13)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        RANK_FIELD_NUMBER: _builtins.int
+        rank: _builtins.int
+        """1..12."""
+        def __init__(
+            self,
+            *,
+            rank: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class UseMirror(_message.Message):
+        """WN-7.2: discard the mirror together with your acquired card of this rank (out of turn)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        RANK_FIELD_NUMBER: _builtins.int
+        rank: _builtins.int
+        """1..13."""
+        def __init__(
+            self,
+            *,
+            rank: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    PLAY_FIELD_NUMBER: _builtins.int
+    TAKE_FIELD_NUMBER: _builtins.int
+    HIDE_FIELD_NUMBER: _builtins.int
+    USE_MIRROR_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def play(self) -> Global___WhatsYourNameMove.PlayCard:
+        """Play a card in a play round."""
+
+    @_builtins.property
+    def take(self) -> Global___WhatsYourNameMove.TakeCard:
+        """Take a stage card when it is your turn to draft."""
+
+    @_builtins.property
+    def hide(self) -> Global___WhatsYourNameMove.HideCard:
+        """Choose your hidden card at setup."""
+
+    @_builtins.property
+    def use_mirror(self) -> Global___WhatsYourNameMove.UseMirror:
+        """Use the mirror card."""
+
     def __init__(
         self,
+        *,
+        play: Global___WhatsYourNameMove.PlayCard | None = ...,
+        take: Global___WhatsYourNameMove.TakeCard | None = ...,
+        hide: Global___WhatsYourNameMove.HideCard | None = ...,
+        use_mirror: Global___WhatsYourNameMove.UseMirror | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["hide", b"hide", "kind", b"kind", "play", b"play", "take", b"take", "use_mirror", b"use_mirror"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hide", b"hide", "kind", b"kind", "play", b"play", "take", b"take", "use_mirror", b"use_mirror"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "take", "hide", "use_mirror"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___WhatsYourNameMove: _TypeAlias = WhatsYourNameMove  # noqa: Y015
 
@@ -108,13 +599,690 @@ class WhatsYourNameEvent(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class GameStarted(_message.Message):
+        """WN-7.2: a game of a match begins."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        GAME_NUMBER_FIELD_NUMBER: _builtins.int
+        GAMES_FIELD_NUMBER: _builtins.int
+        game_number: _builtins.int
+        """The game, from 1."""
+        games: _builtins.int
+        """How many games the match has."""
+        def __init__(
+            self,
+            *,
+            game_number: _builtins.int = ...,
+            games: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["game_number", b"game_number", "games", b"games"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class MirrorGiven(_message.Message):
+        """WN-7.2: a seat receives the mirror card."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        RECORDED_TOTAL_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        recorded_total: _builtins.int
+        """Its recorded total so far (the highest)."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            recorded_total: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["recorded_total", b"recorded_total", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class SetupRevealed(_message.Message):
+        """WN-2.2, WN-6.1: a table position reveals the top card of its pile onto the stage."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        THIRTEENS_RETURNED_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """Table position."""
+        thirteens_returned: _builtins.int
+        """How many times a 13 came up first and was shuffled back into the pile."""
+        @_builtins.property
+        def card(self) -> Global___WhatsYourNameCard:
+            """The card placed on the stage."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___WhatsYourNameCard | None = ...,
+            thirteens_returned: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat", "thirteens_returned", b"thirteens_returned"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PriorityTaken(_message.Message):
+        """WN-2.3: a seat takes the priority card."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        TIED_SEATS_FIELD_NUMBER: _builtins.int
+        REASON_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        reason: Global___WhatsYourNamePriorityReason.ValueType
+        """How the holder was chosen."""
+        @_builtins.property
+        def tied_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Every seat that had the lowest stage card (just `seat` unless there was a tie)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            tied_seats: _abc.Iterable[_builtins.int] | None = ...,
+            reason: Global___WhatsYourNamePriorityReason.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "seat", b"seat", "tied_seats", b"tied_seats"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CardsDrawn(_message.Message):
+        """WN-2.4, WN-3.6: a seat draws cards from its pile into its hand."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        COUNT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        PILE_SIZE_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        count: _builtins.int
+        """How many cards."""
+        pile_size: _builtins.int
+        """Cards left in its pile."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+            """The cards (only in the drawing seat's own version)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            count: _builtins.int = ...,
+            cards: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+            pile_size: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "count", b"count", "pile_size", b"pile_size", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HiddenCardSet(_message.Message):
+        """WN-7.1: a seat has set its hidden card aside."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        @_builtins.property
+        def card(self) -> Global___WhatsYourNameCard:
+            """The card (only in the seat's own version)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___WhatsYourNameCard | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RoundStarted(_message.Message):
+        """WN-3.1, WN-3.7: a round begins."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        ROUND_FIELD_NUMBER: _builtins.int
+        FINAL_FIELD_NUMBER: _builtins.int
+        ORDER_FIELD_NUMBER: _builtins.int
+        round: _builtins.int
+        """The round, from 1."""
+        final: _builtins.bool
+        """True for the final round (no card is played)."""
+        @_builtins.property
+        def order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Final round only: the order in which the seats take a card (WN-3.7)."""
+
+        def __init__(
+            self,
+            *,
+            round: _builtins.int = ...,
+            final: _builtins.bool = ...,
+            order: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["final", b"final", "order", b"order", "round", b"round"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CardChosen(_message.Message):
+        """WN-3.1: a seat has chosen its card for this round."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        AUTOMATIC_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        automatic: _builtins.bool
+        """True when the seat had a single card, played for it (C-6)."""
+        @_builtins.property
+        def card(self) -> Global___WhatsYourNameCard:
+            """The card (only in the seat's own version)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___WhatsYourNameCard | None = ...,
+            automatic: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["automatic", b"automatic", "card", b"card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Play(_message.Message):
+        """One seat's revealed play."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        @_builtins.property
+        def card(self) -> Global___WhatsYourNameCard:
+            """The card it played."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___WhatsYourNameCard | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PlaysRevealed(_message.Message):
+        """WN-3.1, WN-3.2: every play is revealed at once."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYS_FIELD_NUMBER: _builtins.int
+        DRAFTING_ORDER_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def plays(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameEvent.Play]:
+            """The plays, in seat order."""
+
+        @_builtins.property
+        def drafting_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The drafting order (WN-3.2): ascending rank, ties from the priority holder clockwise."""
+
+        def __init__(
+            self,
+            *,
+            plays: _abc.Iterable[Global___WhatsYourNameEvent.Play] | None = ...,
+            drafting_order: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["drafting_order", b"drafting_order", "plays", b"plays"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class StageSwept(_message.Message):
+        """WN-3.4: a seat that played a 13 takes every card on the stage."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        THIRTEEN_SEATS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+            """The cards taken, in stage order."""
+
+        @_builtins.property
+        def thirteen_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Every seat that played a 13 this round, in drafting order (`seat` first)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            cards: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+            thirteen_seats: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat", "thirteen_seats", b"thirteen_seats"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CardTaken(_message.Message):
+        """WN-3.3, WN-3.7, WN-6.3, WN-6.4: a table position takes one stage card."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        AUTOMATIC_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """Table position (the virtual player included)."""
+        automatic: _builtins.bool
+        """True when there was no choice (C-6, WN-3.8) or it is the virtual player."""
+        @_builtins.property
+        def card(self) -> Global___WhatsYourNameCard:
+            """The card."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___WhatsYourNameCard | None = ...,
+            automatic: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["automatic", b"automatic", "card", b"card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PairDiscarded(_message.Message):
+        """WN-4.1: two acquired cards of one rank are discarded."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """Table position."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+            """The two cards."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            cards: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HiddenCardMatched(_message.Message):
+        """WN-7.1: an acquired card matched its owner's hidden card; both are discarded."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        HIDDEN_CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        @_builtins.property
+        def card(self) -> Global___WhatsYourNameCard:
+            """The acquired card."""
+
+        @_builtins.property
+        def hidden_card(self) -> Global___WhatsYourNameCard:
+            """The hidden card, revealed as it leaves."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___WhatsYourNameCard | None = ...,
+            hidden_card: Global___WhatsYourNameCard | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "hidden_card", b"hidden_card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "hidden_card", b"hidden_card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class MirrorUsed(_message.Message):
+        """WN-7.2: a seat discards its mirror together with one acquired card."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        @_builtins.property
+        def card(self) -> Global___WhatsYourNameCard:
+            """The acquired card discarded with it."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            card: Global___WhatsYourNameCard | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class MirrorDiscarded(_message.Message):
+        """WN-7.2: the holder's pile is empty; the unused mirror is discarded."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class VirtualRevealed(_message.Message):
+        """WN-6.3: the virtual player reveals the top card of its pile onto the stage."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def card(self) -> Global___WhatsYourNameCard:
+            """The card."""
+
+        def __init__(
+            self,
+            *,
+            card: Global___WhatsYourNameCard | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PlaysToStage(_message.Message):
+        """WN-3.5: the cards played this round move onto the stage."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARDS_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+            """The cards, in seat order."""
+
+        def __init__(
+            self,
+            *,
+            cards: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Total(_message.Message):
+        """One table position's final line of a game."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        TOTAL_FIELD_NUMBER: _builtins.int
+        HIDDEN_CARD_FIELD_NUMBER: _builtins.int
+        ACQUIRED_FIELD_NUMBER: _builtins.int
+        MATCH_TOTAL_FIELD_NUMBER: _builtins.int
+        PLACEMENT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """Table position."""
+        total: _builtins.int
+        """The game's total (WN-5.1)."""
+        match_total: _builtins.int
+        """WN-7.2: the sum of the recorded totals so far, this game included."""
+        placement: _builtins.int
+        """Place in this game, 1 best (WN-5.2)."""
+        @_builtins.property
+        def hidden_card(self) -> Global___WhatsYourNameCard:
+            """The hidden card, revealed, if one was left (WN-7.1)."""
+
+        @_builtins.property
+        def acquired(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameCard]:
+            """Acquired cards left at the end."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            total: _builtins.int = ...,
+            hidden_card: Global___WhatsYourNameCard | None = ...,
+            acquired: _abc.Iterable[Global___WhatsYourNameCard] | None = ...,
+            match_total: _builtins.int = ...,
+            placement: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["hidden_card", b"hidden_card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["acquired", b"acquired", "hidden_card", b"hidden_card", "match_total", b"match_total", "placement", b"placement", "seat", b"seat", "total", b"total"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class GameEnded(_message.Message):
+        """WN-5: a game ends and its totals are recorded."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        GAME_NUMBER_FIELD_NUMBER: _builtins.int
+        TOTALS_FIELD_NUMBER: _builtins.int
+        LAST_FIELD_NUMBER: _builtins.int
+        game_number: _builtins.int
+        """The game, from 1."""
+        last: _builtins.bool
+        """True when this was the last game (the result is final)."""
+        @_builtins.property
+        def totals(self) -> _containers.RepeatedCompositeFieldContainer[Global___WhatsYourNameEvent.Total]:
+            """One line per table position, in table order."""
+
+        def __init__(
+            self,
+            *,
+            game_number: _builtins.int = ...,
+            totals: _abc.Iterable[Global___WhatsYourNameEvent.Total] | None = ...,
+            last: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["game_number", b"game_number", "last", b"last", "totals", b"totals"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_STARTED_FIELD_NUMBER: _builtins.int
+    MIRROR_GIVEN_FIELD_NUMBER: _builtins.int
+    SETUP_REVEALED_FIELD_NUMBER: _builtins.int
+    PRIORITY_TAKEN_FIELD_NUMBER: _builtins.int
+    CARDS_DRAWN_FIELD_NUMBER: _builtins.int
+    HIDDEN_CARD_SET_FIELD_NUMBER: _builtins.int
+    ROUND_STARTED_FIELD_NUMBER: _builtins.int
+    CARD_CHOSEN_FIELD_NUMBER: _builtins.int
+    PLAYS_REVEALED_FIELD_NUMBER: _builtins.int
+    STAGE_SWEPT_FIELD_NUMBER: _builtins.int
+    CARD_TAKEN_FIELD_NUMBER: _builtins.int
+    PAIR_DISCARDED_FIELD_NUMBER: _builtins.int
+    HIDDEN_CARD_MATCHED_FIELD_NUMBER: _builtins.int
+    MIRROR_USED_FIELD_NUMBER: _builtins.int
+    MIRROR_DISCARDED_FIELD_NUMBER: _builtins.int
+    VIRTUAL_REVEALED_FIELD_NUMBER: _builtins.int
+    PLAYS_TO_STAGE_FIELD_NUMBER: _builtins.int
+    GAME_ENDED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game_started(self) -> Global___WhatsYourNameEvent.GameStarted:
+        """A game of a match begins."""
+
+    @_builtins.property
+    def mirror_given(self) -> Global___WhatsYourNameEvent.MirrorGiven:
+        """The mirror is handed out."""
+
+    @_builtins.property
+    def setup_revealed(self) -> Global___WhatsYourNameEvent.SetupRevealed:
+        """A setup card is revealed onto the stage."""
+
+    @_builtins.property
+    def priority_taken(self) -> Global___WhatsYourNameEvent.PriorityTaken:
+        """The priority card is taken."""
+
+    @_builtins.property
+    def cards_drawn(self) -> Global___WhatsYourNameEvent.CardsDrawn:
+        """Cards are drawn."""
+
+    @_builtins.property
+    def hidden_card_set(self) -> Global___WhatsYourNameEvent.HiddenCardSet:
+        """A hidden card is set aside."""
+
+    @_builtins.property
+    def round_started(self) -> Global___WhatsYourNameEvent.RoundStarted:
+        """A round begins."""
+
+    @_builtins.property
+    def card_chosen(self) -> Global___WhatsYourNameEvent.CardChosen:
+        """A seat has chosen its play."""
+
+    @_builtins.property
+    def plays_revealed(self) -> Global___WhatsYourNameEvent.PlaysRevealed:
+        """The plays are revealed."""
+
+    @_builtins.property
+    def stage_swept(self) -> Global___WhatsYourNameEvent.StageSwept:
+        """A 13 sweeps the stage."""
+
+    @_builtins.property
+    def card_taken(self) -> Global___WhatsYourNameEvent.CardTaken:
+        """A stage card is taken."""
+
+    @_builtins.property
+    def pair_discarded(self) -> Global___WhatsYourNameEvent.PairDiscarded:
+        """A pair is discarded."""
+
+    @_builtins.property
+    def hidden_card_matched(self) -> Global___WhatsYourNameEvent.HiddenCardMatched:
+        """A hidden card is matched."""
+
+    @_builtins.property
+    def mirror_used(self) -> Global___WhatsYourNameEvent.MirrorUsed:
+        """The mirror is used."""
+
+    @_builtins.property
+    def mirror_discarded(self) -> Global___WhatsYourNameEvent.MirrorDiscarded:
+        """The unused mirror is discarded."""
+
+    @_builtins.property
+    def virtual_revealed(self) -> Global___WhatsYourNameEvent.VirtualRevealed:
+        """The virtual player reveals a card."""
+
+    @_builtins.property
+    def plays_to_stage(self) -> Global___WhatsYourNameEvent.PlaysToStage:
+        """The plays move onto the stage."""
+
+    @_builtins.property
+    def game_ended(self) -> Global___WhatsYourNameEvent.GameEnded:
+        """A game ends."""
+
     def __init__(
         self,
+        *,
+        game_started: Global___WhatsYourNameEvent.GameStarted | None = ...,
+        mirror_given: Global___WhatsYourNameEvent.MirrorGiven | None = ...,
+        setup_revealed: Global___WhatsYourNameEvent.SetupRevealed | None = ...,
+        priority_taken: Global___WhatsYourNameEvent.PriorityTaken | None = ...,
+        cards_drawn: Global___WhatsYourNameEvent.CardsDrawn | None = ...,
+        hidden_card_set: Global___WhatsYourNameEvent.HiddenCardSet | None = ...,
+        round_started: Global___WhatsYourNameEvent.RoundStarted | None = ...,
+        card_chosen: Global___WhatsYourNameEvent.CardChosen | None = ...,
+        plays_revealed: Global___WhatsYourNameEvent.PlaysRevealed | None = ...,
+        stage_swept: Global___WhatsYourNameEvent.StageSwept | None = ...,
+        card_taken: Global___WhatsYourNameEvent.CardTaken | None = ...,
+        pair_discarded: Global___WhatsYourNameEvent.PairDiscarded | None = ...,
+        hidden_card_matched: Global___WhatsYourNameEvent.HiddenCardMatched | None = ...,
+        mirror_used: Global___WhatsYourNameEvent.MirrorUsed | None = ...,
+        mirror_discarded: Global___WhatsYourNameEvent.MirrorDiscarded | None = ...,
+        virtual_revealed: Global___WhatsYourNameEvent.VirtualRevealed | None = ...,
+        plays_to_stage: Global___WhatsYourNameEvent.PlaysToStage | None = ...,
+        game_ended: Global___WhatsYourNameEvent.GameEnded | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_chosen", b"card_chosen", "card_taken", b"card_taken", "cards_drawn", b"cards_drawn", "game_ended", b"game_ended", "game_started", b"game_started", "hidden_card_matched", b"hidden_card_matched", "hidden_card_set", b"hidden_card_set", "kind", b"kind", "mirror_discarded", b"mirror_discarded", "mirror_given", b"mirror_given", "mirror_used", b"mirror_used", "pair_discarded", b"pair_discarded", "plays_revealed", b"plays_revealed", "plays_to_stage", b"plays_to_stage", "priority_taken", b"priority_taken", "round_started", b"round_started", "setup_revealed", b"setup_revealed", "stage_swept", b"stage_swept", "virtual_revealed", b"virtual_revealed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_chosen", b"card_chosen", "card_taken", b"card_taken", "cards_drawn", b"cards_drawn", "game_ended", b"game_ended", "game_started", b"game_started", "hidden_card_matched", b"hidden_card_matched", "hidden_card_set", b"hidden_card_set", "kind", b"kind", "mirror_discarded", b"mirror_discarded", "mirror_given", b"mirror_given", "mirror_used", b"mirror_used", "pair_discarded", b"pair_discarded", "plays_revealed", b"plays_revealed", "plays_to_stage", b"plays_to_stage", "priority_taken", b"priority_taken", "round_started", b"round_started", "setup_revealed", b"setup_revealed", "stage_swept", b"stage_swept", "virtual_revealed", b"virtual_revealed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_started", "mirror_given", "setup_revealed", "priority_taken", "cards_drawn", "hidden_card_set", "round_started", "card_chosen", "plays_revealed", "stage_swept", "card_taken", "pair_discarded", "hidden_card_matched", "mirror_used", "mirror_discarded", "virtual_revealed", "plays_to_stage", "game_ended"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___WhatsYourNameEvent: _TypeAlias = WhatsYourNameEvent  # noqa: Y015

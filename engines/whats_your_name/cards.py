@@ -1,0 +1,53 @@
+"""Cards, colour sets and table positions of What's Your Name? (WN-1, WN-6.1).
+
+A card is stored as the integer `colour * 13 + (rank - 1)` (0..77): `rank` 1..13 and `colour`
+0..5, the colour set of table position `colour`. Colour never matters for pairs or scores
+(WN-1.1); it only tells whose set a card came from, so every move names a rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from croupier.v1.whats_your_name_pb2 import WhatsYourNameCard, WhatsYourNameState
+
+RANKS = 13
+THIRTEEN = 13
+HAND_SIZE = 3  # WN-2.4, WN-3.6
+HIDDEN_DEAL = 4  # WN-7.1: draw 4, set one aside
+VIRTUAL = 2  # WN-6.1: the virtual player's table position in a two-player game
+
+
+def code(colour: int, rank: int) -> int:
+    return colour * RANKS + rank - 1
+
+
+def rank_of(card: int) -> int:
+    return card % RANKS + 1
+
+
+def colour_of(card: int) -> int:
+    return card // RANKS
+
+
+def colour_set(colour: int) -> list[int]:
+    """The 13 cards of one colour set, ranks 1..13 (WN-1.1)."""
+    return [colour * RANKS + i for i in range(RANKS)]
+
+
+def to_card(card: int) -> WhatsYourNameCard:
+    return WhatsYourNameCard(rank=card % RANKS + 1, colour=card // RANKS)
+
+
+def to_cards(cards: Iterable[int]) -> list[WhatsYourNameCard]:
+    return [WhatsYourNameCard(rank=c % RANKS + 1, colour=c // RANKS) for c in cards]
+
+
+def has_virtual(state: WhatsYourNameState) -> bool:
+    """WN-6.1: a two-player game adds the virtual player."""
+    return state.seats == 2
+
+
+def table_size(seats: int) -> int:
+    """Table positions: the seats, plus the virtual player with two seats."""
+    return 3 if seats == 2 else seats
