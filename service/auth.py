@@ -22,14 +22,17 @@ def credential_hash(credential: str) -> bytes:
     return hashlib.sha256(credential.encode()).digest()
 
 
+MAX_TOKEN = 256
+
+
 def bearer(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
-    """The credential from `authorization: Bearer <credential>`, None when absent."""
+    """The token of `authorization: Bearer <token>`, None when there is no such header."""
     for key, value in metadata or ():
         if key == "authorization":
             text = value.decode(errors="replace") if isinstance(value, bytes) else value
             scheme, _, token = text.partition(" ")
             token = token.strip()
-            if scheme.lower() != "bearer" or not token.startswith(PREFIX) or len(token) > 128:
+            if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
                 raise errors.credential_malformed()
             return token
     return None
@@ -37,6 +40,8 @@ def bearer(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
 
 def seat_of(credential: str, hashes: Sequence[bytes]) -> int:
     """The seat whose credential this is; every hash is compared, in constant time."""
+    if not credential.startswith(PREFIX):
+        raise errors.credential_malformed()
     digest = credential_hash(credential)
     seat = -1
     for index, stored in enumerate(hashes):
@@ -45,3 +50,14 @@ def seat_of(credential: str, hashes: Sequence[bytes]) -> int:
     if seat < 0:
         raise errors.credential_rejected()
     return seat
+
+
+def check_operator(token: str | None, key_hashes: Sequence[bytes]) -> None:
+    """Let the call through only with one of the operator keys (none configured: anyone)."""
+    if not key_hashes:
+        return
+    if token is None:
+        raise errors.operator_key_missing()
+    digest = credential_hash(token)
+    if not any([hmac.compare_digest(digest, key) for key in key_hashes]):  # noqa: C419 (all compared)
+        raise errors.operator_key_rejected()

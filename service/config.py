@@ -64,6 +64,31 @@ class Settings:
         "CROUPIER_WATCH_POLL",
         "seconds a watch stream waits for a notification before it reads the game itself",
     )
+    operator_key: str | None = _setting(
+        None,
+        "CROUPIER_OPERATOR_KEY",
+        "when set, CreateGame needs 'authorization: Bearer <key>' (several keys: comma-separated)",
+        secret=True,
+    )
+    tls_cert: str | None = _setting(
+        None, "CROUPIER_TLS_CERT", "PEM certificate chain file: serve TLS (with --tls-key)"
+    )
+    tls_key: str | None = _setting(None, "CROUPIER_TLS_KEY", "PEM private key file for TLS")
+    max_message_bytes: int = _setting(
+        64 * 1024, "CROUPIER_MAX_MESSAGE_BYTES", "largest request message accepted"
+    )
+    max_seats: int = _setting(
+        12, "CROUPIER_MAX_SEATS", "most seats a game may be created with (within its rules)"
+    )
+    max_watchers_per_game: int = _setting(
+        100, "CROUPIER_MAX_WATCHERS", "watch streams per game on one process (0: no limit)"
+    )
+    rate_limit: float = _setting(
+        200.0, "CROUPIER_RATE_LIMIT", "calls per second per credential on one process (0: off)"
+    )
+    rate_burst: float = _setting(
+        400.0, "CROUPIER_RATE_BURST", "calls a credential may make at once above the rate"
+    )
     reuse_port: bool = _setting(
         False, None, "bind with SO_REUSEPORT (set for the processes of --workers)"
     )
@@ -100,19 +125,29 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
             help=help_text,
         )
     values = vars(parser.parse_args(argv))
-    values["redis_url"] = values["redis_url"] or None
-    return Settings(**values)
+    for name in ("redis_url", "operator_key", "tls_cert", "tls_key"):
+        values[name] = values[name] or None
+    settings = Settings(**values)
+    if (settings.tls_cert is None) != (settings.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    return settings
 
 
-def to_args(settings: Settings) -> list[str]:
-    """The flags that give `settings` again (for the worker processes of --workers)."""
+def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
+    """The flags and environment that give `settings` again (for the processes of --workers).
+    Secrets travel in the environment, never on a command line."""
     args: list[str] = []
+    env: dict[str, str] = {}
     for f in dataclasses.fields(Settings):
         if not f.metadata.get("help"):
+            continue
+        if f.metadata.get("secret"):
+            if getattr(settings, f.name) is not None:
+                env[f.metadata["env"]] = getattr(settings, f.name)
             continue
         value = getattr(settings, f.name)
         if isinstance(value, bool):
             args += [_flag(f.name)] if value else []
         elif value is not None:
             args += [_flag(f.name), str(value)]
-    return args
+    return args, env

@@ -99,6 +99,39 @@ def credential_rejected() -> ServiceError:
     )
 
 
+def operator_key_missing() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.UNAUTHENTICATED,
+        "OPERATOR_KEY_MISSING",
+        "this server only creates games for operators: send 'authorization: Bearer <operator key>'",
+    )
+
+
+def operator_key_rejected() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.PERMISSION_DENIED,
+        "OPERATOR_KEY_REJECTED",
+        "the credential is not an operator key of this server",
+    )
+
+
+def resource_exhausted(reason: str, message: str, retry_after: float | None = None) -> ServiceError:
+    details: list[Message] = []
+    if retry_after is not None:
+        info = error_details_pb2.RetryInfo()
+        info.retry_delay.FromMilliseconds(max(1, int(retry_after * 1000)))
+        details.append(info)
+    return ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, message, details=details)
+
+
+def deadline_exceeded() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        "DEADLINE_EXCEEDED",
+        "the call's deadline passed before the move could be written; nothing was applied",
+    )
+
+
 def etag_mismatch(current: str) -> ServiceError:
     return ServiceError(
         grpc.StatusCode.ABORTED,

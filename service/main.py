@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
 import signal
 import subprocess
 import sys
@@ -62,7 +63,9 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
     child = dataclasses.replace(
         settings, workers=1, port=port, redis_url=redis_url, reuse_port=True
     )
-    command = [sys.executable, "-m", "service.main", *config.to_args(child)]
+    args, secrets = config.to_args(child)
+    command = [sys.executable, "-m", "service.main", *args]
+    env = {**os.environ, **secrets}
     stopping = False
 
     def stop(signum: int, frame: object) -> None:
@@ -72,7 +75,7 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
 
-    processes = [subprocess.Popen(command) for _ in range(settings.workers)]
+    processes = [subprocess.Popen(command, env=env) for _ in range(settings.workers)]
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     log.info("workers", count=settings.workers, port=port)
@@ -81,7 +84,7 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         for index, process in enumerate(processes):
             if process.poll() is not None and not stopping:
                 log.error("worker_died", pid=process.pid, code=process.returncode)
-                processes[index] = subprocess.Popen(command)
+                processes[index] = subprocess.Popen(command, env=env)
     codes = [process.wait() for process in processes]
     return max(codes, default=0)
 

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import signal
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 import structlog
@@ -22,7 +23,7 @@ from service.store import Store
 log = structlog.get_logger("croupier.server")
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
-MAX_MESSAGE_BYTES = 1024 * 1024
+MAX_SEND_BYTES = 4 * 1024 * 1024
 HEALTH_INTERVAL_SECONDS = 1.0
 
 
@@ -55,8 +56,8 @@ async def start(settings: Settings, store: Store) -> Running:
         log.warning("slow_protobuf", backend=api_implementation.Type(), expected="upb")
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_send_message_length", MAX_SEND_BYTES),
             ("grpc.so_reuseport", 1 if settings.reuse_port else 0),
         ]
     )
@@ -71,15 +72,30 @@ async def start(settings: Settings, store: Store) -> Running:
         ],
         server,
     )
-    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    address = f"{settings.host}:{settings.port}"
+    if settings.tls_cert and settings.tls_key:
+        port = server.add_secure_port(address, _tls(settings.tls_cert, settings.tls_key))
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot bind {settings.host}:{settings.port}")
     await server.start()
     running = Running(server, port, health, store)
     await _set_health(health, await store.ping())
     running._monitor = asyncio.create_task(_monitor_store(health, store))
-    log.info("listening", port=port, protobuf=api_implementation.Type())
+    log.info(
+        "listening",
+        port=port,
+        tls=bool(settings.tls_cert),
+        operator_key=bool(settings.operator_key),
+        protobuf=api_implementation.Type(),
+    )
     return running
+
+
+def _tls(cert: str, key: str) -> grpc.ServerCredentials:
+    """Read once at start-up: the certificate chain and its private key."""
+    return grpc.ssl_server_credentials([(Path(key).read_bytes(), Path(cert).read_bytes())])
 
 
 async def _set_health(health: HealthServicer, serving: bool) -> None:

@@ -25,6 +25,7 @@ from engines.registry import GAMES
 from service import auth, errors
 from service.config import Settings
 from service.games import LoadedGame, events_from_notification, game_name
+from service.limits import RateLimiter, WatcherCount
 from service.store import Commit, Store, StoreUnavailable
 
 log = structlog.get_logger("croupier.rpc")
@@ -89,6 +90,7 @@ def unary(
         call = CallLog(handler.__name__)
         started = time.perf_counter()
         try:
+            self.admit(context)
             response = await handler(self, request, context, call)
             call.outcome = "OK"
             return response
@@ -113,6 +115,7 @@ def streaming(
         call = CallLog(handler.__name__)
         started = time.perf_counter()
         try:
+            self.admit(context)
             async for item in handler(self, request, context, call):
                 yield item
             call.outcome = "OK"
@@ -156,6 +159,24 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, store: Store, settings: Settings) -> None:
         self._store = store
         self._settings = settings
+        keys = (settings.operator_key or "").split(",")
+        self._operator_hashes = [auth.credential_hash(k.strip()) for k in keys if k.strip()]
+        self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
+        self._watchers = WatcherCount(settings.max_watchers_per_game)
+
+    def admit(self, context: grpc.aio.ServicerContext) -> None:
+        """Refuse a call over its credential's rate (RESOURCE_EXHAUSTED with RetryInfo)."""
+        token = auth.bearer(context.invocation_metadata())
+        if token is None:
+            return
+        wait = self._limiter.acquire(auth.credential_hash(token))
+        if wait is not None:
+            raise errors.resource_exhausted(
+                "RATE_LIMITED",
+                f"more than {self._settings.rate_limit:g} calls per second with this credential;"
+                f" retry in {wait:.2f} s",
+                retry_after=wait,
+            )
 
     async def _load(
         self, game_id: str, call: CallLog, request_id: str | None = None
@@ -190,7 +211,13 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 "GAME_TYPE_MISSING", "options", "set the options of one game: " + ", ".join(GAMES)
             )
         call.game_type = game_type
+        auth.check_operator(auth.bearer(context.invocation_metadata()), self._operator_hashes)
         engine = GAMES[game_type]
+        if request.seats > self._settings.max_seats:
+            raise errors.resource_exhausted(
+                "SEAT_LIMIT",
+                f"this server creates games of at most {self._settings.max_seats} seats",
+            )
         names = list(request.display_names)
         if names and len(names) != request.seats:
             raise errors.invalid_argument(
@@ -297,6 +324,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if request.etag and request.etag != game.etag:
                 raise errors.etag_mismatch(game.etag)
             response, commit = self._play(game, seat, request, digest, call)
+            remaining = context.time_remaining()
+            if remaining is not None and remaining <= 0:
+                raise errors.deadline_exceeded()
             if await self._store.commit(commit):
                 return response
             if request.etag:
@@ -365,6 +395,21 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> AsyncIterator[pb.WatchGameResponse]:
         call.game = game_id = _game_id(request.name)
+        if not self._watchers.enter(game_id):
+            raise errors.resource_exhausted(
+                "WATCHER_LIMIT",
+                f"this game has {self._settings.max_watchers_per_game} watch streams on this"
+                " server already",
+            )
+        try:
+            async for response in self._watch(game_id, context, call):
+                yield response
+        finally:
+            self._watchers.leave(game_id)
+
+    async def _watch(
+        self, game_id: str, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> AsyncIterator[pb.WatchGameResponse]:
         async with self._store.watch(game_id) as notifications:
             game, _ = await self._load(game_id, call)
             seat = self._seat(game, context, call, required=False)

@@ -25,7 +25,7 @@ import logging
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import grpc
 from connectrpc.code import Code
@@ -34,7 +34,6 @@ from connectrpc.errors import ConnectError, ErrorDetail
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
-from croupier.v1 import game_service_pb2
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
@@ -43,6 +42,7 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 from protobuf.wkt import Any as AnyDetail
 
+from croupier.v1 import game_service_pb2
 from service.servicer import GameService
 
 log = logging.getLogger("croupier.web")
@@ -62,6 +62,7 @@ EXPOSED_HEADERS = (
     " connect-content-encoding, content-encoding"
 )
 PREFLIGHT_MAX_AGE = "7200"
+MAX_REQUEST_BYTES = 1024 * 1024  # as the gRPC port (service/server.py MAX_MESSAGE_BYTES)
 
 # Request headers of the transport itself, not call metadata.
 _TRANSPORT_HEADERS = frozenset(
@@ -108,7 +109,7 @@ class WebContext:
 
     def invocation_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
         metadata: list[tuple[str, str | bytes]] = []
-        for key, value in self._ctx.request_headers().allitems():
+        for key, value in self._ctx.request_headers.allitems():
             name = key.lower()
             if name in _TRANSPORT_HEADERS or name.startswith(":"):
                 continue
@@ -122,16 +123,16 @@ class WebContext:
         return f"web:{self._ctx.client_address or 'unknown'}"
 
     def time_remaining(self) -> float | None:
-        remaining_ms = self._ctx.timeout_ms()
+        remaining_ms = self._ctx.timeout_ms
         return None if remaining_ms is None else max(remaining_ms / 1000, 0.0)
 
     def set_trailing_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
         for key, value in metadata:
-            self._ctx.response_trailers().add(key, value)
+            self._ctx.response_trailers.add(key, value)
 
     async def send_initial_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
         for key, value in metadata:
-            self._ctx.response_headers().add(key, value)
+            self._ctx.response_headers.add(key, value)
 
     async def abort(
         self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
@@ -192,7 +193,12 @@ class GameServiceWebApp(ConnectASGIApplication[GameService]):
     """The ASGI application serving GameService over the Connect and gRPC-Web protocols."""
 
     def __init__(self, servicer: GameService) -> None:
-        super().__init__(service=servicer, endpoints=endpoints, codecs=google_protobuf_codecs())
+        super().__init__(
+            service=servicer,
+            endpoints=cast("Callable[[GameService], Mapping[str, Any]]", endpoints),
+            codecs=google_protobuf_codecs(),
+            read_max_bytes=MAX_REQUEST_BYTES,
+        )
 
     @property
     def path(self) -> str:

@@ -28,7 +28,7 @@ class EmbeddedRedisCluster:
                     "--cluster-port",
                     str(free_port()),
                 )
-            )  # fmt: skip
+            )
             for _ in range(masters * (1 + replicas))
         ]
         self.replicas = replicas
@@ -63,7 +63,7 @@ class EmbeddedRedisCluster:
                 if node.process is None:
                     continue
                 with self.client(node) as c:
-                    states.append(c.cluster("INFO").get("cluster_state") == "ok")  # type: ignore[no-untyped-call]
+                    states.append(c.cluster("INFO").get("cluster_state") == "ok")
             if all(states):
                 return
             if time.monotonic() > deadline:

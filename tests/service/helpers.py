@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import redis
 
 from croupier.bots import RandomBot
@@ -17,25 +19,25 @@ def game_id(name: str) -> str:
     return name.removeprefix("games/")
 
 
-def stored(redis_client: redis.Redis, name: str) -> tuple[int, StoredGame]:
+def raw(redis_client: redis.Redis, name: str) -> tuple[bytes | None, bytes | None]:
+    """The stored version and state bytes, as Redis holds them."""
     version, data = redis_client.hmget(keys.game(game_id(name)), "v", "s")
+    return cast(bytes | None, version), cast(bytes | None, data)
+
+
+def stored(redis_client: redis.Redis, name: str) -> tuple[int, StoredGame]:
+    version, data = raw(redis_client, name)
     assert version is not None, f"{name} is not in Redis"
     assert data is not None
     return int(version), StoredGame.FromString(data)
-
-
-def raw(redis_client: redis.Redis, name: str) -> tuple[bytes, bytes]:
-    version, data = redis_client.hmget(keys.game(game_id(name)), "v", "s")
-    return version, data
 
 
 def assert_replays(redis_client: redis.Redis, name: str) -> int:
     """Replaying the stored move log from the seed gives the stored state byte for byte.
     Returns the number of logged moves."""
     version, game = stored(redis_client, name)
-    entries = [
-        LoggedMove.FromString(e) for e in redis_client.lrange(keys.log(game_id(name)), 0, -1)
-    ]
+    log = cast(list[bytes], redis_client.lrange(keys.log(game_id(name)), 0, -1))
+    entries = [LoggedMove.FromString(e) for e in log]
     engine = GAMES[game.game_type]
     state = getattr(game, game.game_type)
     replayed = engine.replay(

@@ -95,7 +95,7 @@ def play_through(cluster: EmbeddedRedisCluster, change: Callable[[str], None]) -
         assert player.failure is None, player.failure
         assert player.acknowledged >= before + 20
         with RedisCluster.from_url(cluster.url.replace("+cluster", "")) as direct:
-            assert assert_replays(direct, game.name) == player.acknowledged  # type: ignore[arg-type]
+            assert assert_replays(direct, game.name) == player.acknowledged
         assert client_b.get(game.name).move_count == player.acknowledged
 
 

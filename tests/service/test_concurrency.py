@@ -125,3 +125,49 @@ def test_create_retry_with_request_id_returns_the_same_game(client: Croupier) ->
     with pytest.raises(CroupierError) as caught:
         client.create(VampireQueenOptions(), 4, seed=1, request_id="create-1")
     assert caught.value.reason == "REQUEST_ID_REUSED"
+
+
+def test_simultaneous_secret_plays_through_two_processes_all_succeed(
+    client: Croupier, client_b: Croupier, redis_client: redis.Redis
+) -> None:
+    """What's Your Name? (issue 5): every seat plays its secret card at the same moment through
+    different server processes; none is refused as stale, none is revealed early, and a seat
+    may not change its card."""
+    from croupier.v1.whats_your_name_pb2 import WhatsYourNameMove
+
+    game = create(client, "whats_your_name", 4, seed=17)
+    credentials = game.seat_credentials
+    assert sorted(client.get(game.name).active_seats) == [0, 1, 2, 3]
+    plays = [client.legal_moves(game.name, credentials[seat])[0] for seat in range(4)]
+    clients = [client, client_b, client, client_b]
+    outcomes = race(
+        *(
+            functools.partial(clients[seat].apply, game.name, credentials[seat], plays[seat])
+            for seat in range(4)
+        )
+    )
+    assert all(not isinstance(o, CroupierError) for o in outcomes), outcomes
+    assert assert_replays(redis_client, game.name) == 4
+
+    # The next round: three seats play; nobody sees another's card before the fourth is in.
+    view = client.get(game.name)
+    while sorted(view.active_seats) != [0, 1, 2, 3]:  # finish drafting
+        seat = view.active_seats[0]
+        client.apply(
+            game.name, credentials[seat], client.legal_moves(game.name, credentials[seat])[0]
+        )
+        view = client.get(game.name)
+    for seat in range(3):
+        move = client.legal_moves(game.name, credentials[seat])[0]
+        client_b.apply(game.name, credentials[seat], move)
+        changed = WhatsYourNameMove()
+        changed.CopyFrom(move.whats_your_name)
+        with pytest.raises(CroupierError) as caught:
+            client.apply(game.name, credentials[seat], changed)
+        assert caught.value.rule_id == "WN-3.1"
+    for viewer in [None, 0, 1, 2, 3]:
+        seen = client.get(game.name, credentials[viewer] if viewer is not None else None)
+        wyn = seen.whats_your_name
+        assert all(not p.HasField("played") for p in wyn.players)
+        assert wyn.HasField("chosen_card") == (viewer in (0, 1, 2))
+        assert [p.has_chosen for p in wyn.players] == [True, True, True, False]

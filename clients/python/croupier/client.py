@@ -8,7 +8,7 @@ with Croupier("localhost:50051") as croupier:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -36,7 +36,10 @@ class Croupier:
         *,
         timeout: float | None = 10.0,
         credentials: grpc.ChannelCredentials | None = None,
+        operator_key: str | None = None,
     ) -> None:
+        """`credentials`: TLS channel credentials (e.g. grpc.ssl_channel_credentials(root));
+        `operator_key`: sent with CreateGame to servers that restrict who creates games."""
         self.channel = (
             grpc.secure_channel(target, credentials)
             if credentials
@@ -44,6 +47,7 @@ class Croupier:
         )
         self._stub = GameServiceStub(self.channel)
         self.timeout = timeout
+        self.operator_key = operator_key
 
     def _call(self, method: Callable[..., T], request: Message, credential: str | None) -> T:
         try:
@@ -66,7 +70,9 @@ class Croupier:
         getattr(request, game_of_options(options)).CopyFrom(options)
         if seed is not None:
             request.seed = seed
-        response: pb.CreateGameResponse = self._call(self._stub.CreateGame, request, None)
+        response: pb.CreateGameResponse = self._call(
+            self._stub.CreateGame, request, self.operator_key
+        )
         return response
 
     def get(self, name: str, credential: str | None = None) -> pb.GameView:
@@ -91,7 +97,9 @@ class Croupier:
         response: pb.ApplyMoveResponse = self._call(self._stub.ApplyMove, request, credential)
         return response
 
-    def watch(self, name: str, credential: str | None = None) -> Iterator[pb.WatchGameResponse]:
+    def watch(
+        self, name: str, credential: str | None = None
+    ) -> Generator[pb.WatchGameResponse, None, None]:
         """The view now, then after every move, until the game ends (no deadline)."""
         stream: Any = self._stub.WatchGame(
             pb.WatchGameRequest(name=name), metadata=_metadata(credential)

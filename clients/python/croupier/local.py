@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from types import TracebackType
 
 import grpc
@@ -21,10 +22,15 @@ def free_port() -> int:
         return port
 
 
-def wait_serving(target: str, timeout: float = 20.0) -> None:
+def wait_serving(target: str, timeout: float = 20.0, tls_root: Path | None = None) -> None:
     """Block until the server at `target` reports SERVING through the health protocol."""
     deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(target) as channel:
+    channel = (
+        grpc.secure_channel(target, grpc.ssl_channel_credentials(tls_root.read_bytes()))
+        if tls_root
+        else grpc.insecure_channel(target)
+    )
+    with channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:
@@ -52,6 +58,7 @@ class LocalServer:
         log_level: str = "warning",
         env: dict[str, str] | None = None,
         stderr: int | None = subprocess.DEVNULL,
+        tls_root: Path | None = None,
     ) -> None:
         self.port = free_port()
         self.target = f"127.0.0.1:{self.port}"
@@ -70,6 +77,7 @@ class LocalServer:
         self.args = args
         self.env = {**os.environ, **(env or {})}
         self.stderr = stderr
+        self.tls_root = tls_root
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 20.0) -> LocalServer:
@@ -77,7 +85,7 @@ class LocalServer:
             self.args, env=self.env, stdout=subprocess.DEVNULL, stderr=self.stderr
         )
         try:
-            wait_serving(self.target, timeout)
+            wait_serving(self.target, timeout, self.tls_root)
         except TimeoutError:
             self.stop()
             raise

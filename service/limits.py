@@ -1,0 +1,55 @@
+"""Per-process limits: request rate per credential (a token bucket each) and watchers per game.
+
+They bound what one replica accepts; with N replicas behind a balancer a client can reach at
+most N times these figures (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict, defaultdict
+
+
+class RateLimiter:
+    """A token bucket per key: `rate` calls per second on average, bursts of `burst`."""
+
+    def __init__(self, rate: float, burst: float, max_keys: int = 100_000) -> None:
+        self.rate, self.burst, self.max_keys = rate, burst, max_keys
+        self._buckets: OrderedDict[bytes, tuple[float, float]] = OrderedDict()
+
+    def acquire(self, key: bytes, now: float | None = None) -> float | None:
+        """Take one token; None when allowed, else the seconds until a token is available."""
+        if self.rate <= 0:
+            return None
+        now = time.monotonic() if now is None else now
+        tokens, last = self._buckets.pop(key, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        allowed = tokens >= 1.0
+        if allowed:
+            tokens -= 1.0
+        self._buckets[key] = (tokens, now)
+        if len(self._buckets) > self.max_keys:
+            self._buckets.popitem(last=False)
+        return None if allowed else (1.0 - tokens) / self.rate
+
+
+class WatcherCount:
+    """How many watch streams each game has on this process."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._counts: defaultdict[str, int] = defaultdict(int)
+
+    def enter(self, game_id: str) -> bool:
+        if self.limit > 0 and self._counts[game_id] >= self.limit:
+            return False
+        self._counts[game_id] += 1
+        return True
+
+    def leave(self, game_id: str) -> None:
+        self._counts[game_id] -= 1
+        if self._counts[game_id] <= 0:
+            del self._counts[game_id]
+
+    def total(self) -> int:
+        return sum(self._counts.values())
