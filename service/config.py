@@ -89,6 +89,12 @@ class Settings:
     rate_burst: float = _setting(
         400.0, "CROUPIER_RATE_BURST", "calls a credential may make at once above the rate"
     )
+    metrics_port: int = _setting(
+        0,
+        "CROUPIER_METRICS_PORT",
+        "serve Prometheus metrics over HTTP on this port (0: off; with --workers, worker i"
+        " uses this port + i)",
+    )
     reuse_port: bool = _setting(
         False, None, "bind with SO_REUSEPORT (set for the processes of --workers)"
     )

@@ -15,9 +15,10 @@ from collections.abc import Iterator
 
 import structlog
 
-from service import config, logs
+from service import config, logs, metrics
 from service.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
 from service.memory_store import MemoryStore
+from service.metrics import MeasuredStore
 from service.redis_store import RedisStore
 from service.server import serve
 from service.store import Store
@@ -45,7 +46,7 @@ def default_redis_url(settings: config.Settings) -> Iterator[str | None]:
 
 
 async def _run(settings: config.Settings, redis_url: str | None) -> None:
-    store: Store = (
+    store: Store = MeasuredStore(
         RedisStore(redis_url, timeout=settings.store_timeout_seconds)
         if redis_url
         else MemoryStore()
@@ -60,12 +61,20 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
     """Start `settings.workers` server processes on one port; forward SIGTERM/SIGINT to them
     and restart any that dies unexpectedly."""
     port = settings.port or free_port()
-    child = dataclasses.replace(
-        settings, workers=1, port=port, redis_url=redis_url, reuse_port=True
-    )
-    args, secrets = config.to_args(child)
-    command = [sys.executable, "-m", "service.main", *args]
-    env = {**os.environ, **secrets}
+
+    def spawn(index: int) -> subprocess.Popen[bytes]:
+        child = dataclasses.replace(
+            settings,
+            workers=1,
+            port=port,
+            redis_url=redis_url,
+            reuse_port=True,
+            metrics_port=settings.metrics_port + index if settings.metrics_port else 0,
+        )
+        args, secrets = config.to_args(child)
+        command = [sys.executable, "-m", "service.main", *args]
+        return subprocess.Popen(command, env={**os.environ, **secrets})
+
     stopping = False
 
     def stop(signum: int, frame: object) -> None:
@@ -75,7 +84,7 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
 
-    processes = [subprocess.Popen(command, env=env) for _ in range(settings.workers)]
+    processes = [spawn(index) for index in range(settings.workers)]
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     log.info("workers", count=settings.workers, port=port)
@@ -84,7 +93,7 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         for index, process in enumerate(processes):
             if process.poll() is not None and not stopping:
                 log.error("worker_died", pid=process.pid, code=process.returncode)
-                processes[index] = subprocess.Popen(command, env=env)
+                processes[index] = spawn(index)
     codes = [process.wait() for process in processes]
     return max(codes, default=0)
 
@@ -97,6 +106,8 @@ def main(argv: list[str] | None = None) -> None:
             if redis_url is None:
                 raise SystemExit("--workers needs Redis: give --redis-url or install redis-server")
             raise SystemExit(run_workers(settings, redis_url))
+        if settings.metrics_port:
+            metrics.serve(settings.metrics_port)
         asyncio.run(_run(settings, redis_url))
 
 

@@ -23,6 +23,9 @@ from service.store import Store
 log = structlog.get_logger("croupier.server")
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+# SERVING while the process runs, whatever the store does: for liveness probes, so that a Redis
+# outage (which turns "" and GameService NOT_SERVING) does not restart every replica.
+LIVENESS = "liveness"
 MAX_SEND_BYTES = 4 * 1024 * 1024
 HEALTH_INTERVAL_SECONDS = 1.0
 
@@ -81,6 +84,7 @@ async def start(settings: Settings, store: Store) -> Running:
         raise OSError(f"cannot bind {settings.host}:{settings.port}")
     await server.start()
     running = Running(server, port, health, store)
+    await health.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
     await _set_health(health, await store.ping())
     running._monitor = asyncio.create_task(_monitor_store(health, store))
     log.info(

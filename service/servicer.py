@@ -4,17 +4,12 @@ loop of a move, and the watch streams. Rules live in the engines; storage in the
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import re
 import secrets
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
 
 import grpc
-import structlog
 
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
@@ -23,110 +18,15 @@ from engines.core import rng
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
 from service import auth, errors
+from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.games import LoadedGame, events_from_notification, game_name
 from service.limits import RateLimiter, WatcherCount
-from service.store import Commit, Store, StoreUnavailable
-
-log = structlog.get_logger("croupier.rpc")
+from service.store import Commit, Store
 
 _ID = re.compile(r"^[0-9a-f]{24}$")
 MAX_REQUEST_ID = 128
 MAX_DISPLAY_NAME = 64
-
-Req = TypeVar("Req")
-Resp = TypeVar("Resp")
-
-
-@dataclass(slots=True)
-class CallLog:
-    """What the one log line of a call says, filled in as the call proceeds."""
-
-    rpc: str
-    game: str | None = None
-    game_type: str | None = None
-    seat: int | None = None
-    move: str | None = None
-    outcome: str = "CANCELLED"
-    reason: str | None = None
-
-    def emit(self, started: float) -> None:
-        fields = {
-            k: v
-            for k, v in {
-                "game": self.game,
-                "game_type": self.game_type,
-                "seat": self.seat,
-                "move": self.move,
-                "reason": self.reason,
-            }.items()
-            if v is not None
-        }
-        log.info(
-            "rpc",
-            rpc=self.rpc,
-            outcome=self.outcome,
-            latency_ms=round((time.perf_counter() - started) * 1000, 3),
-            **fields,
-        )
-
-
-def _to_service_error(exc: Exception) -> errors.ServiceError:
-    if isinstance(exc, errors.ServiceError):
-        return exc
-    if isinstance(exc, StoreUnavailable):
-        return errors.store_unavailable(str(exc))
-    log.exception("unexpected_error", error=type(exc).__name__)
-    return errors.internal()
-
-
-def unary(
-    handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], Awaitable[Resp]],
-) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
-    """Times the call, maps every exception to a status, and logs one line."""
-
-    @functools.wraps(handler)
-    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
-        call = CallLog(handler.__name__)
-        started = time.perf_counter()
-        try:
-            self.admit(context)
-            response = await handler(self, request, context, call)
-            call.outcome = "OK"
-            return response
-        except Exception as exc:
-            error = _to_service_error(exc)
-            call.outcome, call.reason = error.code.name, error.reason
-            await context.abort_with_status(error.to_status())
-            raise  # not reached: abort raises
-        finally:
-            call.emit(started)
-
-    return wrapper
-
-
-def streaming(
-    handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], AsyncIterator[Resp]],
-) -> Callable[[Any, Req, grpc.aio.ServicerContext], AsyncIterator[Resp]]:
-    @functools.wraps(handler)
-    async def wrapper(
-        self: Any, request: Req, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[Resp]:
-        call = CallLog(handler.__name__)
-        started = time.perf_counter()
-        try:
-            self.admit(context)
-            async for item in handler(self, request, context, call):
-                yield item
-            call.outcome = "OK"
-        except Exception as exc:
-            error = _to_service_error(exc)
-            call.outcome, call.reason = error.code.name, error.reason
-            await context.abort_with_status(error.to_status())
-        finally:
-            call.emit(started)
-
-    return wrapper
 
 
 def _game_id(name: str) -> str:

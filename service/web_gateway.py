@@ -275,11 +275,13 @@ class WebGateway:
                 await self._task
 
 
-def _listen(host: str, port: int) -> socket.socket:
+def _listen(host: str, port: int, reuse_port: bool) -> socket.socket:
     host = host.strip("[]")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     if family == socket.AF_INET6:
         sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     sock.bind((host, port))
@@ -295,12 +297,18 @@ async def start_web_gateway(
     *,
     cors_origins: Sequence[str] = (),
     grace: float = 5.0,
+    reuse_port: bool = False,
+    tls: tuple[str, str] | None = None,
 ) -> WebGateway:
     """Serve `servicer` to browsers on host:port (port 0: a free port), in this event loop.
 
+    `cors_origins`: the origins whose pages may call (`*`: any). `reuse_port`: bind with
+    SO_REUSEPORT (the processes of --workers). `tls`: (certificate chain file, key file) to
+    serve HTTPS, with HTTP/2 for the browsers that negotiate it.
+
     The socket is bound and listening when this returns, so `gateway.port` can be used at
     once; calls are accepted as soon as the loop runs the server task."""
-    sock = _listen(host, port)
+    sock = _listen(host, port, reuse_port)
     bound_port: int = sock.getsockname()[1]
     config = Config()
     config.bind = [f"fd://{sock.detach()}"]
@@ -308,6 +316,8 @@ async def start_web_gateway(
     config.accesslog = None
     config.graceful_timeout = grace
     config.keep_alive_timeout = 75.0  # browsers reuse connections between moves
+    if tls is not None:
+        config.certfile, config.keyfile = tls
     app = Cors(GameServiceWebApp(servicer), cors_origins)
     stopping = asyncio.Event()
     task = asyncio.create_task(

@@ -6,9 +6,11 @@ import json
 import signal
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 import grpc
+import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
@@ -16,9 +18,10 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from croupier.client import Croupier
+from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from service import keys
-from service.embedded_redis import EmbeddedRedis
+from service.embedded_redis import EmbeddedRedis, free_port
 from tests.service.helpers import create, game_id
 
 
@@ -138,3 +141,47 @@ def test_workers_share_one_port(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
     serving = {line["pid"] for line in lines if line.get("rpc") == "GetGame"}
     assert len(serving) == 2, f"GetGame calls were served by {len(serving)} process(es)"
+
+
+def test_liveness_stays_serving_while_the_store_is_down() -> None:
+    with EmbeddedRedis() as store, LocalServer(store.url) as server:
+        store.stop()
+        with grpc.insecure_channel(server.target) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            deadline = time.monotonic() + 10
+            while stub.Check(health_pb2.HealthCheckRequest(), timeout=2).status == (
+                health_pb2.HealthCheckResponse.SERVING
+            ):
+                assert time.monotonic() < deadline, "health did not follow the store"
+                time.sleep(0.1)
+            liveness = stub.Check(health_pb2.HealthCheckRequest(service="liveness"), timeout=2)
+            assert liveness.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_prometheus_metrics_are_served(tmp_path: Path) -> None:
+    port = free_port()
+    with (
+        EmbeddedRedis() as store,
+        LocalServer(store.url, extra_args=("--metrics-port", str(port))) as server,
+        Croupier(server.target) as client,
+    ):
+        game = create(client, "vampire_queen", 3, seed=6)
+        seat = game.view.active_seats[0]
+        move = client.legal_moves(game.name, game.seat_credentials[seat])[0]
+        with pytest.raises(CroupierError):
+            client.apply(game.name, game.seat_credentials[(seat + 1) % 3], move)
+        client.apply(game.name, game.seat_credentials[seat], move)
+        stream = client.watch(game.name)
+        next(stream)
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+        stream.close()
+    assert (
+        'croupier_rpc_calls_total{code="OK",game_type="vampire_queen",rpc="ApplyMove"} 1.0' in text
+    )
+    refused = 'code="FAILED_PRECONDITION",game_type="vampire_queen",rpc="ApplyMove"'
+    assert f"croupier_rpc_calls_total{{{refused}}} 1.0" in text
+    assert 'croupier_illegal_moves_total{game_type="vampire_queen",rule_id="C-5"} 1.0' in text
+    assert 'croupier_rpc_latency_seconds_bucket{le="0.5",rpc="ApplyMove"}' in text
+    assert 'croupier_store_latency_seconds_count{operation="commit"} 1.0' in text
+    assert "croupier_store_errors_total" in text
+    assert "croupier_watch_streams 1.0" in text

@@ -1,0 +1,121 @@
+"""What every call goes through: the one log line, the metrics, and the mapping of every
+exception to a gRPC status (the only place where that happens)."""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+
+from service import errors, metrics
+from service.store import StoreUnavailable
+
+log = structlog.get_logger("croupier.rpc")
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+@dataclass(slots=True)
+class CallLog:
+    """What the one log line of a call says, filled in as the call proceeds."""
+
+    rpc: str
+    game: str | None = None
+    game_type: str | None = None
+    seat: int | None = None
+    move: str | None = None
+    outcome: str = "CANCELLED"
+    reason: str | None = None
+    rule_id: str | None = None
+
+    def fail(self, error: errors.ServiceError) -> None:
+        self.outcome, self.reason = error.code.name, error.reason
+        self.rule_id = error.metadata.get("rule_id")
+
+    def emit(self, started: float) -> None:
+        latency = time.perf_counter() - started
+        metrics.record_call(self.rpc, self.game_type, self.outcome, latency, self.rule_id)
+        fields = {
+            k: v
+            for k, v in {
+                "game": self.game,
+                "game_type": self.game_type,
+                "seat": self.seat,
+                "move": self.move,
+                "reason": self.reason,
+            }.items()
+            if v is not None
+        }
+        log.info(
+            "rpc",
+            rpc=self.rpc,
+            outcome=self.outcome,
+            latency_ms=round(latency * 1000, 3),
+            **fields,
+        )
+
+
+def _to_service_error(exc: Exception) -> errors.ServiceError:
+    if isinstance(exc, errors.ServiceError):
+        return exc
+    if isinstance(exc, StoreUnavailable):
+        return errors.store_unavailable(str(exc))
+    log.exception("unexpected_error", error=type(exc).__name__)
+    return errors.internal()
+
+
+def unary(
+    handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], Awaitable[Resp]],
+) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
+    """Times the call, maps every exception to a status, and logs one line."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
+        call = CallLog(handler.__name__)
+        started = time.perf_counter()
+        try:
+            self.admit(context)
+            response = await handler(self, request, context, call)
+            call.outcome = "OK"
+            return response
+        except Exception as exc:
+            error = _to_service_error(exc)
+            call.fail(error)
+            await context.abort_with_status(error.to_status())
+            raise  # not reached: abort raises
+        finally:
+            call.emit(started)
+
+    return wrapper
+
+
+def streaming(
+    handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], AsyncIterator[Resp]],
+) -> Callable[[Any, Req, grpc.aio.ServicerContext], AsyncIterator[Resp]]:
+    @functools.wraps(handler)
+    async def wrapper(
+        self: Any, request: Req, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Resp]:
+        call = CallLog(handler.__name__)
+        started = time.perf_counter()
+        metrics.WATCH_STREAMS.inc()
+        try:
+            self.admit(context)
+            async for item in handler(self, request, context, call):
+                yield item
+            call.outcome = "OK"
+        except Exception as exc:
+            error = _to_service_error(exc)
+            call.fail(error)
+            await context.abort_with_status(error.to_status())
+        finally:
+            metrics.WATCH_STREAMS.dec()
+            call.emit(started)
+
+    return wrapper
