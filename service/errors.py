@@ -8,6 +8,7 @@ The catalogue of reasons is documented in docs/api.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import grpc
 from google.protobuf import any_pb2
@@ -18,12 +19,40 @@ from grpc_status import rpc_status
 DOMAIN = "croupier.v1"
 
 
+class Reason(StrEnum):
+    """Every ErrorInfo reason the service returns (documented in docs/api.md)."""
+
+    GAME_TYPE_MISSING = "GAME_TYPE_MISSING"
+    INVALID_OPTIONS = "INVALID_OPTIONS"
+    INVALID_DISPLAY_NAMES = "INVALID_DISPLAY_NAMES"
+    INVALID_REQUEST_ID = "INVALID_REQUEST_ID"
+    INVALID_NAME = "INVALID_NAME"
+    MOVE_GAME_MISMATCH = "MOVE_GAME_MISMATCH"
+    MALFORMED_MOVE = "MALFORMED_MOVE"
+    ILLEGAL_MOVE = "ILLEGAL_MOVE"
+    GAME_NOT_FOUND = "GAME_NOT_FOUND"
+    CREDENTIAL_MISSING = "CREDENTIAL_MISSING"
+    CREDENTIAL_MALFORMED = "CREDENTIAL_MALFORMED"
+    OPERATOR_KEY_MISSING = "OPERATOR_KEY_MISSING"
+    CREDENTIAL_REJECTED = "CREDENTIAL_REJECTED"
+    OPERATOR_KEY_REJECTED = "OPERATOR_KEY_REJECTED"
+    ETAG_MISMATCH = "ETAG_MISMATCH"
+    CONTENTION = "CONTENTION"
+    REQUEST_ID_REUSED = "REQUEST_ID_REUSED"
+    RATE_LIMITED = "RATE_LIMITED"
+    SEAT_LIMIT = "SEAT_LIMIT"
+    WATCHER_LIMIT = "WATCHER_LIMIT"
+    DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
+    STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+    INTERNAL = "INTERNAL"
+
+
 @dataclass
 class ServiceError(Exception):
     """An error to return to the caller as a gRPC status."""
 
     code: grpc.StatusCode
-    reason: str
+    reason: Reason
     message: str
     metadata: dict[str, str] = field(default_factory=dict)
     details: list[Message] = field(default_factory=list)
@@ -46,7 +75,7 @@ class ServiceError(Exception):
         return rpc_status.to_status(status)
 
 
-def invalid_argument(reason: str, field_name: str, message: str) -> ServiceError:
+def invalid_argument(reason: Reason, field_name: str, message: str) -> ServiceError:
     violation = error_details_pb2.BadRequest.FieldViolation(field=field_name, description=message)
     return ServiceError(
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -63,7 +92,7 @@ def illegal_move(rule_id: str, message: str) -> ServiceError:
     )
     return ServiceError(
         grpc.StatusCode.FAILED_PRECONDITION,
-        "ILLEGAL_MOVE",
+        Reason.ILLEGAL_MOVE,
         f"{rule_id}: {message}",
         metadata={"rule_id": rule_id},
         details=[error_details_pb2.PreconditionFailure(violations=[violation])],
@@ -71,13 +100,13 @@ def illegal_move(rule_id: str, message: str) -> ServiceError:
 
 
 def game_not_found(name: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND", f"no game named {name!r}")
+    return ServiceError(grpc.StatusCode.NOT_FOUND, Reason.GAME_NOT_FOUND, f"no game named {name!r}")
 
 
 def credential_missing() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.UNAUTHENTICATED,
-        "CREDENTIAL_MISSING",
+        Reason.CREDENTIAL_MISSING,
         "this call needs a seat credential in the metadata: 'authorization: Bearer <credential>'",
     )
 
@@ -85,7 +114,7 @@ def credential_missing() -> ServiceError:
 def credential_malformed() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.UNAUTHENTICATED,
-        "CREDENTIAL_MALFORMED",
+        Reason.CREDENTIAL_MALFORMED,
         "the authorization metadata must be 'Bearer <credential>' with a credential from"
         " CreateGame",
     )
@@ -94,7 +123,7 @@ def credential_malformed() -> ServiceError:
 def credential_rejected() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.PERMISSION_DENIED,
-        "CREDENTIAL_REJECTED",
+        Reason.CREDENTIAL_REJECTED,
         "the credential is not one of this game's seat credentials",
     )
 
@@ -102,7 +131,7 @@ def credential_rejected() -> ServiceError:
 def operator_key_missing() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.UNAUTHENTICATED,
-        "OPERATOR_KEY_MISSING",
+        Reason.OPERATOR_KEY_MISSING,
         "this server only creates games for operators: send 'authorization: Bearer <operator key>'",
     )
 
@@ -110,12 +139,14 @@ def operator_key_missing() -> ServiceError:
 def operator_key_rejected() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.PERMISSION_DENIED,
-        "OPERATOR_KEY_REJECTED",
+        Reason.OPERATOR_KEY_REJECTED,
         "the credential is not an operator key of this server",
     )
 
 
-def resource_exhausted(reason: str, message: str, retry_after: float | None = None) -> ServiceError:
+def resource_exhausted(
+    reason: Reason, message: str, retry_after: float | None = None
+) -> ServiceError:
     details: list[Message] = []
     if retry_after is not None:
         info = error_details_pb2.RetryInfo()
@@ -127,7 +158,7 @@ def resource_exhausted(reason: str, message: str, retry_after: float | None = No
 def deadline_exceeded() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.DEADLINE_EXCEEDED,
-        "DEADLINE_EXCEEDED",
+        Reason.DEADLINE_EXCEEDED,
         "the call's deadline passed before the move could be written; nothing was applied",
     )
 
@@ -135,7 +166,7 @@ def deadline_exceeded() -> ServiceError:
 def etag_mismatch(current: str) -> ServiceError:
     return ServiceError(
         grpc.StatusCode.ABORTED,
-        "ETAG_MISMATCH",
+        Reason.ETAG_MISMATCH,
         "the game has changed since that etag; read it again and retry",
         metadata={"current_etag": current},
     )
@@ -144,7 +175,7 @@ def etag_mismatch(current: str) -> ServiceError:
 def request_id_reused() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.ALREADY_EXISTS,
-        "REQUEST_ID_REUSED",
+        Reason.REQUEST_ID_REUSED,
         "this request_id was already used for a different request",
     )
 
@@ -152,7 +183,7 @@ def request_id_reused() -> ServiceError:
 def contention() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.ABORTED,
-        "CONTENTION",
+        Reason.CONTENTION,
         "too many concurrent moves on this game; retry",
     )
 
@@ -160,10 +191,12 @@ def contention() -> ServiceError:
 def store_unavailable(detail: str) -> ServiceError:
     return ServiceError(
         grpc.StatusCode.UNAVAILABLE,
-        "STORE_UNAVAILABLE",
+        Reason.STORE_UNAVAILABLE,
         f"the game store cannot be reached ({detail}); retry later",
     )
 
 
 def internal() -> ServiceError:
-    return ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error; it has been logged")
+    return ServiceError(
+        grpc.StatusCode.INTERNAL, Reason.INTERNAL, "internal error; it has been logged"
+    )

@@ -33,7 +33,7 @@ def _game_id(name: str) -> str:
     game_id = name.removeprefix("games/")
     if not name.startswith("games/") or not _ID.match(game_id):
         raise errors.invalid_argument(
-            "INVALID_NAME", "name", "a game name looks like 'games/<24 hex digits>'"
+            errors.Reason.INVALID_NAME, "name", "a game name looks like 'games/<24 hex digits>'"
         )
     return game_id
 
@@ -41,7 +41,7 @@ def _game_id(name: str) -> str:
 def _check_request_id(request_id: str) -> None:
     if len(request_id) > MAX_REQUEST_ID or not request_id.isprintable():
         raise errors.invalid_argument(
-            "INVALID_REQUEST_ID",
+            errors.Reason.INVALID_REQUEST_ID,
             "request_id",
             f"request_id must be printable and at most {MAX_REQUEST_ID} characters",
         )
@@ -72,7 +72,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         wait = self._limiter.acquire(auth.credential_hash(token))
         if wait is not None:
             raise errors.resource_exhausted(
-                "RATE_LIMITED",
+                errors.Reason.RATE_LIMITED,
                 f"more than {self._settings.rate_limit:g} calls per second with this credential;"
                 f" retry in {wait:.2f} s",
                 retry_after=wait,
@@ -108,24 +108,28 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         game_type = request.WhichOneof("options")
         if game_type is None:
             raise errors.invalid_argument(
-                "GAME_TYPE_MISSING", "options", "set the options of one game: " + ", ".join(GAMES)
+                errors.Reason.GAME_TYPE_MISSING,
+                "options",
+                "set the options of one game: " + ", ".join(GAMES),
             )
         call.game_type = game_type
         auth.check_operator(auth.bearer(context.invocation_metadata()), self._operator_hashes)
         engine = GAMES[game_type]
         if request.seats > self._settings.max_seats:
             raise errors.resource_exhausted(
-                "SEAT_LIMIT",
+                errors.Reason.SEAT_LIMIT,
                 f"this server creates games of at most {self._settings.max_seats} seats",
             )
         names = list(request.display_names)
         if names and len(names) != request.seats:
             raise errors.invalid_argument(
-                "INVALID_DISPLAY_NAMES", "display_names", "give one display name per seat, or none"
+                errors.Reason.INVALID_DISPLAY_NAMES,
+                "display_names",
+                "give one display name per seat, or none",
             )
         if any(len(n) > MAX_DISPLAY_NAME or not n.isprintable() for n in names):
             raise errors.invalid_argument(
-                "INVALID_DISPLAY_NAMES",
+                errors.Reason.INVALID_DISPLAY_NAMES,
                 "display_names",
                 f"display names are printable and at most {MAX_DISPLAY_NAME} characters",
             )
@@ -141,7 +145,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             engine.check_seats(request.seats)
             state, _ = engine.new_game(getattr(request, game_type), request.seats, seed)
         except InvalidOptions as exc:
-            raise errors.invalid_argument("INVALID_OPTIONS", exc.field, exc.message) from exc
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_OPTIONS, exc.field, exc.message
+            ) from exc
         credentials = [auth.new_credential() for _ in range(request.seats)]
         stored = StoredGame(
             game_type=game_type,
@@ -246,7 +252,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         move = game.unwrap_move(request.move)
         if move is None:
             raise errors.invalid_argument(
-                "MOVE_GAME_MISMATCH",
+                errors.Reason.MOVE_GAME_MISMATCH,
                 "move",
                 f"this game is {game.engine.game_id!r}: set move.{game.engine.game_id}",
             )
@@ -257,7 +263,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             raise errors.illegal_move(exc.rule_id, exc.message) from exc
         except MalformedMove as exc:
             raise errors.invalid_argument(
-                "MALFORMED_MOVE", f"move.{game.engine.game_id}.{exc.field}", exc.message
+                errors.Reason.MALFORMED_MOVE, f"move.{game.engine.game_id}.{exc.field}", exc.message
             ) from exc
         expected = game.version
         game.version += 1
@@ -297,7 +303,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = game_id = _game_id(request.name)
         if not self._watchers.enter(game_id):
             raise errors.resource_exhausted(
-                "WATCHER_LIMIT",
+                errors.Reason.WATCHER_LIMIT,
                 f"this game has {self._settings.max_watchers_per_game} watch streams on this"
                 " server already",
             )

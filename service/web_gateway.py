@@ -62,7 +62,7 @@ EXPOSED_HEADERS = (
     " connect-content-encoding, content-encoding"
 )
 PREFLIGHT_MAX_AGE = "7200"
-MAX_REQUEST_BYTES = 1024 * 1024  # as the gRPC port (service/server.py MAX_MESSAGE_BYTES)
+MAX_REQUEST_BYTES = 1024 * 1024  # default; the server passes its --max-message-bytes
 
 # Request headers of the transport itself, not call metadata.
 _TRANSPORT_HEADERS = frozenset(
@@ -192,12 +192,12 @@ def endpoints(servicer: GameService) -> dict[str, Endpoint[Any, Any]]:
 class GameServiceWebApp(ConnectASGIApplication[GameService]):
     """The ASGI application serving GameService over the Connect and gRPC-Web protocols."""
 
-    def __init__(self, servicer: GameService) -> None:
+    def __init__(self, servicer: GameService, max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
         super().__init__(
             service=servicer,
             endpoints=cast("Callable[[GameService], Mapping[str, Any]]", endpoints),
             codecs=google_protobuf_codecs(),
-            read_max_bytes=MAX_REQUEST_BYTES,
+            read_max_bytes=max_request_bytes,
         )
 
     @property
@@ -299,12 +299,14 @@ async def start_web_gateway(
     grace: float = 5.0,
     reuse_port: bool = False,
     tls: tuple[str, str] | None = None,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
 ) -> WebGateway:
     """Serve `servicer` to browsers on host:port (port 0: a free port), in this event loop.
 
     `cors_origins`: the origins whose pages may call (`*`: any). `reuse_port`: bind with
     SO_REUSEPORT (the processes of --workers). `tls`: (certificate chain file, key file) to
-    serve HTTPS, with HTTP/2 for the browsers that negotiate it.
+    serve HTTPS, with HTTP/2 for the browsers that negotiate it. `max_request_bytes`: the
+    largest request message accepted, as the gRPC port's limit.
 
     The socket is bound and listening when this returns, so `gateway.port` can be used at
     once; calls are accepted as soon as the loop runs the server task."""
@@ -318,9 +320,10 @@ async def start_web_gateway(
     config.keep_alive_timeout = 75.0  # browsers reuse connections between moves
     if tls is not None:
         config.certfile, config.keyfile = tls
-    app = Cors(GameServiceWebApp(servicer), cors_origins)
+    app = Cors(GameServiceWebApp(servicer, max_request_bytes), cors_origins)
     stopping = asyncio.Event()
     task = asyncio.create_task(
+        # Cors is a plain ASGI callable; Hypercorn's type names its exact scope/event types.
         serve(app, config, shutdown_trigger=stopping.wait, mode="asgi"),  # type: ignore[arg-type]
         name="croupier-web-gateway",
     )
