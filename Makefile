@@ -7,12 +7,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: run test install redis-server lint format proto check-generated clean
+.PHONY: run test install redis-server node chromium lint format proto clean
 
 run: install redis-server
 	$(BIN)/croupier-server --log-format console
 
-test: install redis-server lint
+test: install redis-server node chromium lint
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 install: $(STAMP)
@@ -38,6 +38,19 @@ redis-server:
 	fi; \
 	command -v redis-server >/dev/null 2>&1 || { echo "redis-server is still not on the PATH"; exit 1; }
 
+# The TypeScript client's packages, from its lockfile (npm ci also generates its code).
+node: clients/typescript/node_modules/.package-lock.json
+
+clients/typescript/node_modules/.package-lock.json: clients/typescript/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "Node.js 20+ and npm are needed for the TypeScript client"; exit 1; }
+	cd clients/typescript && npm ci --no-audit --no-fund
+
+# Headless Chromium for the browser test: Debian's package when none is installed.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  { echo "chromium is needed for tests/e2e/test_browser.py (apt-get install chromium)"; exit 1; }
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -54,3 +67,4 @@ proto: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf clients/typescript/node_modules clients/typescript/src/gen

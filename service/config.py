@@ -95,6 +95,17 @@ class Settings:
         "serve Prometheus metrics over HTTP on this port (0: off; with --workers, worker i"
         " uses this port + i)",
     )
+    web_port: int | None = _setting(
+        None,
+        "CROUPIER_WEB_PORT",
+        "port of the web gateway for browsers (gRPC-Web and the Connect protocol; 0: any free"
+        " port); off when unset",
+    )
+    web_origins: str = _setting(
+        "",
+        "CROUPIER_WEB_ORIGINS",
+        "comma-separated origins whose pages may call the web gateway (CORS); * for any",
+    )
     reuse_port: bool = _setting(
         False, None, "bind with SO_REUSEPORT (set for the processes of --workers)"
     )

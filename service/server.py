@@ -19,6 +19,7 @@ from croupier.v1 import game_service_pb2, game_service_pb2_grpc
 from service.config import Settings
 from service.servicer import GameService
 from service.store import Store
+from service.web_gateway import WebGateway, start_web_gateway
 
 log = structlog.get_logger("croupier.server")
 
@@ -39,6 +40,7 @@ class Running:
     health: HealthServicer
     store: Store
     _monitor: asyncio.Task[None] | None = None
+    web: WebGateway | None = None
 
     async def stop(self, grace: float, delay: float = 0.0) -> None:
         """NOT_SERVING first, so balancers stop sending (for `delay` seconds new calls are still
@@ -50,7 +52,10 @@ class Running:
             self._monitor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._monitor
-        await self.server.stop(grace)
+        if self.web is not None:
+            await asyncio.gather(self.server.stop(grace), self.web.stop(grace))
+        else:
+            await self.server.stop(grace)
 
 
 async def start(settings: Settings, store: Store) -> Running:
@@ -64,7 +69,8 @@ async def start(settings: Settings, store: Store) -> Running:
             ("grpc.so_reuseport", 1 if settings.reuse_port else 0),
         ]
     )
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameService(store, settings), server)
+    servicer = GameService(store, settings)
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -84,6 +90,19 @@ async def start(settings: Settings, store: Store) -> Running:
         raise OSError(f"cannot bind {settings.host}:{settings.port}")
     await server.start()
     running = Running(server, port, health, store)
+    if settings.web_port is not None:
+        running.web = await start_web_gateway(
+            servicer,
+            settings.host,
+            settings.web_port,
+            cors_origins=[o.strip() for o in settings.web_origins.split(",") if o.strip()],
+            grace=settings.grace_seconds,
+            reuse_port=settings.reuse_port,
+            tls=(settings.tls_cert, settings.tls_key)
+            if settings.tls_cert and settings.tls_key
+            else None,
+            max_request_bytes=settings.max_message_bytes,
+        )
     await health.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
     await _set_health(health, await store.ping())
     running._monitor = asyncio.create_task(_monitor_store(health, store))

@@ -1,1 +1,1 @@
-"""Croupier client: the generated API (croupier.v1), a typed wrapper, bots and command-line tools."""
+"""Croupier client: the generated API (croupier.v1), a typed wrapper, bots and tools."""

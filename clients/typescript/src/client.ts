@@ -1,0 +1,160 @@
+// A thin typed wrapper of GameService: one method per RPC, the seat credential as
+// `authorization: Bearer` metadata, every error as a CroupierError. It takes any Connect
+// transport, so the same class serves Node (gRPC over HTTP/2, see node.ts) and browsers
+// (gRPC-Web or the Connect protocol, see web.ts).
+
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { Code, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
+import {
+  CreateGameRequestSchema,
+  GameService,
+  MoveSchema,
+  type ApplyMoveResponse,
+  type CreateGameRequest,
+  type CreateGameResponse,
+  type GameView,
+  type ListLegalMovesResponse,
+  type Move,
+  type WatchGameResponse,
+} from "./gen/croupier/v1/game_service_pb.js";
+import { CroupierError } from "./errors.js";
+
+/** The game to create: the `options` oneof of CreateGameRequest, e.g.
+ * `{ case: "vampireQueen", value: create(VampireQueenOptionsSchema, { rounds: 3 }) }`, or
+ * `gameOptions("vampire_queen")`. */
+export type GameOptions = CreateGameRequest["options"];
+
+/** A move: a `Move`, or its init shape, e.g. `{ game: { case: "vampireQueen", value: ... } }`. */
+export type MoveInit = Move | MessageInitShape<typeof MoveSchema>;
+
+/** Every game id the protos define, read from the CreateGameRequest oneof (snake_case, as the
+ * server's `GameView.gameType`). */
+export function gameIds(): string[] {
+  return CreateGameRequestSchema.fields.filter((f) => f.oneof?.name === "options").map((f) => f.name);
+}
+
+/** The options of a game by its id (`"vampire_queen"`), defaults unless `init` sets fields. */
+export function gameOptions(gameId: string, init: Record<string, unknown> = {}): GameOptions {
+  const field = CreateGameRequestSchema.fields.find(
+    (f) => f.oneof?.name === "options" && f.name === gameId,
+  );
+  if (field === undefined || field.message === undefined) {
+    throw new Error(`unknown game id ${JSON.stringify(gameId)}: one of ${gameIds().join(", ")}`);
+  }
+  return { case: field.localName, value: create(field.message, init) } as GameOptions;
+}
+
+export interface CroupierOptions {
+  /** Deadline of each unary call in milliseconds (default 10 000; 0: none). Watch has none. */
+  timeoutMs?: number;
+  /** Called by close(), e.g. to end the Node transport's HTTP/2 session. */
+  onClose?: () => void;
+}
+
+export interface CreateOptions {
+  displayNames?: string[];
+  seed?: bigint | number;
+  requestId?: string;
+}
+
+export interface ApplyOptions {
+  /** Apply only if the game is still at this etag (else ABORTED / ETAG_MISMATCH). */
+  etag?: string;
+  /** Retry-safe id: a retry returns the first response and applies nothing twice. */
+  requestId?: string;
+}
+
+function bearer(credential: string | undefined): Record<string, string> {
+  return credential ? { authorization: `Bearer ${credential}` } : {};
+}
+
+export class Croupier {
+  /** The generated Connect client, for anything the wrapper does not cover. */
+  readonly service: Client<typeof GameService>;
+  private readonly timeoutMs: number;
+  private readonly onClose: (() => void) | undefined;
+
+  constructor(transport: Transport, options: CroupierOptions = {}) {
+    this.service = createClient(GameService, transport);
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.onClose = options.onClose;
+  }
+
+  private options(credential: string | undefined, signal?: AbortSignal): CallOptions {
+    return {
+      headers: bearer(credential),
+      ...(this.timeoutMs > 0 ? { timeoutMs: this.timeoutMs } : {}),
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  private async call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw CroupierError.from(error);
+    }
+  }
+
+  /** Creates a game; the response holds one secret credential per seat. */
+  create(options: GameOptions, seats: number, extra: CreateOptions = {}): Promise<CreateGameResponse> {
+    return this.call(() =>
+      this.service.createGame(
+        {
+          options,
+          seats,
+          displayNames: extra.displayNames ?? [],
+          requestId: extra.requestId ?? "",
+          ...(extra.seed !== undefined ? { seed: BigInt(extra.seed) } : {}),
+        },
+        this.options(undefined),
+      ),
+    );
+  }
+
+  /** The credential's seat view, or the public view without a credential. */
+  async get(name: string, credential?: string): Promise<GameView> {
+    const response = await this.call(() => this.service.getGame({ name }, this.options(credential)));
+    if (response.view === undefined) {
+      throw new CroupierError(Code.Unknown, "EMPTY_RESPONSE", "GetGame returned no view");
+    }
+    return response.view;
+  }
+
+  /** Every move the credential's seat may make now (empty when it may not act). */
+  async legalMoves(name: string, credential: string): Promise<Move[]> {
+    return (await this.listLegalMoves(name, credential)).moves;
+  }
+
+  /** ListLegalMoves' whole response: the moves, the etag they were computed for, the seat. */
+  listLegalMoves(name: string, credential: string): Promise<ListLegalMovesResponse> {
+    return this.call(() => this.service.listLegalMoves({ name }, this.options(credential)));
+  }
+
+  /** Applies one move for the credential's seat. */
+  apply(name: string, credential: string, move: MoveInit, extra: ApplyOptions = {}): Promise<ApplyMoveResponse> {
+    return this.call(() =>
+      this.service.applyMove(
+        { name, move, etag: extra.etag ?? "", requestId: extra.requestId ?? "" },
+        this.options(credential),
+      ),
+    );
+  }
+
+  /** The view now, then after every move, until the game is over (or `signal` aborts). */
+  async *watch(name: string, credential?: string, signal?: AbortSignal): AsyncGenerator<WatchGameResponse> {
+    const options: CallOptions = { headers: bearer(credential), ...(signal ? { signal } : {}) };
+    try {
+      for await (const message of this.service.watchGame({ name }, options)) {
+        yield message;
+      }
+    } catch (error) {
+      throw CroupierError.from(error);
+    }
+  }
+
+  /** Releases the transport's connection where it has one (Node). */
+  close(): void {
+    this.onClose?.();
+  }
+}
