@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from croupier.v1.game_service_pb2 import Event, GameView, Move
-from croupier.v1.storage_pb2 import AudiencedEvent, PrivateEvent, StoredGame
+from croupier.v1.storage_pb2 import AudiencedEvent, MoveNotification, PrivateEvent, StoredGame
 from engines.core.engine import Emitted
 from engines.registry import GAMES, AnyEngine
 
@@ -112,3 +112,26 @@ def events_from_notification(entries: Sequence[AudiencedEvent], seat: int | None
         elif entry.HasField("public"):
             events.append(entry.public)
     return events
+
+
+def notification_head(version: int, events: Sequence[AudiencedEvent], game_size: int) -> bytes:
+    """A serialized MoveNotification without its `game`, ending with the header of that field:
+    followed by the serialized StoredGame it is the whole notification (protobuf fields may
+    come in any order)."""
+    head = MoveNotification(version=version, events=events).SerializeToString()
+    return head + _GAME_FIELD_HEADER + _varint(game_size)
+
+
+_GAME_FIELD_HEADER = bytes([(MoveNotification.GAME_FIELD_NUMBER << 3) | 2])  # length-delimited
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(low | 0x80)
+        else:
+            out.append(low)
+            return bytes(out)

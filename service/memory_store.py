@@ -65,7 +65,7 @@ class MemoryStore:
         if commit.request_id is not None and commit.record is not None:
             key = keys.request(commit.game_id, commit.request_id)
             self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
-        self._fanout.publish(keys.channel(commit.game_id), commit.notification)
+        self._fanout.publish(keys.channel(commit.game_id), commit.notification_head + commit.data)
         return True
 
     async def read_log(self, game_id: str) -> list[bytes]:

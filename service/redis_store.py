@@ -36,7 +36,7 @@ log = structlog.get_logger(__name__)
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 
 # KEYS: game hash, log list, channel[, request record]
-# ARGV: expected version, new version, state, log entry, ttl, notification, token
+# ARGV: expected version, new version, state, log entry, ttl, notification head, token
 #       [, record, record ttl]
 COMMIT_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'v', 't')
@@ -49,7 +49,7 @@ redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
 if #KEYS == 4 then redis.call('SET', KEYS[4], ARGV[8], 'EX', ARGV[9]) end
-redis.call('SPUBLISH', KEYS[3], ARGV[6])
+redis.call('SPUBLISH', KEYS[3], ARGV[6] .. ARGV[3])
 return 1
 """
 
@@ -131,7 +131,7 @@ class RedisStore:
             commit.data,
             commit.log_entry,
             commit.ttl_seconds,
-            commit.notification,
+            commit.notification_head,
             secrets.token_hex(8),
         ]
         if commit.request_id is not None and commit.record is not None:

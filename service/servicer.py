@@ -20,7 +20,7 @@ from engines.registry import GAMES
 from service import auth, errors
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
-from service.games import LoadedGame, events_from_notification, game_name
+from service.games import LoadedGame, events_from_notification, game_name, notification_head
 from service.limits import RateLimiter, WatcherCount
 from service.store import Commit, Store
 
@@ -273,9 +273,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         )
         over = game.engine.result(game.state) is not None
         data = game.stored.SerializeToString()
-        notification = MoveNotification(
-            version=game.version, game=game.stored, events=game.audienced(emitted)
-        )
+        head = notification_head(game.version, game.audienced(emitted), len(data))
         record = None
         if request.request_id:
             record = IdempotencyRecord(
@@ -286,7 +284,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             expected_version=expected,
             data=data,
             log_entry=LoggedMove(seat=seat, move=request.move).SerializeToString(),
-            notification=notification.SerializeToString(),
+            notification_head=head,
             ttl_seconds=self._settings.finished_ttl_seconds
             if over
             else self._settings.game_ttl_seconds,

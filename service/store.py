@@ -34,7 +34,10 @@ class Commit:
     expected_version: int
     data: bytes  # the new serialized StoredGame
     log_entry: bytes  # a serialized LoggedMove
-    notification: bytes  # a serialized MoveNotification for the game's channel
+    # The notification published on the game's channel is notification_head followed by data
+    # (the head is a serialized MoveNotification without its game, ending with the field
+    # header of `game`), so the state crosses the network to the store once, not twice.
+    notification_head: bytes
     ttl_seconds: int  # the game's keys expire after this long without a move
     request_id: str | None = None
     record: bytes | None = None  # a serialized IdempotencyRecord

@@ -32,3 +32,17 @@ def test_same_seed_same_game(client: Croupier) -> None:
         a = client.get(first.name, first.seat_credentials[seat]).vampire_queen
         b = client.get(second.name, second.seat_credentials[seat]).vampire_queen
         assert a == b
+
+
+def test_notification_head_and_state_make_a_notification() -> None:
+    """The store publishes head + state; that must parse as the full MoveNotification."""
+    from croupier.v1.game_service_pb2 import Event
+    from croupier.v1.storage_pb2 import AudiencedEvent, MoveNotification, StoredGame
+    from service.games import notification_head
+
+    for size in (0, 5, 127, 128, 300, 20_000):
+        game = StoredGame(game_type="vampire_queen", display_names=["x" * size])
+        events = [AudiencedEvent(public=Event())]
+        data = game.SerializeToString()
+        note = MoveNotification.FromString(notification_head(7, events, len(data)) + data)
+        assert note == MoveNotification(version=7, game=game, events=events)
