@@ -1,42 +1,26 @@
-"""Tobot One Card (`one_card`): not written yet; see ../shared/rules/one_card.md."""
+"""Tobot One Card (`one_card`), 2-10 players; spec: shared/rules/one_card.md.
+
+Rules in brief. 108 cards by default (OC-1; the composition is an option): numbers 1..9 in
+four colours, coloured +2 and +3 attacks, Jumps and U-turns, colourless Rainbows and Quatrans.
+Seven cards each; a number card starts the discard pile (OC-2). On your turn discard one card
+matching the top by colour, number or function, or draw one (OC-3); when both piles are empty
+you must discard if you can (OC-3.5). Attacks make the next player draw unless they defend with
+an attack card of the same colour or effect, the total passing on (OC-4.1..4.3); Jump skips,
+U-turn reverses; Rainbow and Quatran name a colour, and after a Quatran the next player must
+discard two numbers of that colour or draw two (OC-4.4..4.7). Leaving yourself one card, call
+"One Card" or be caught by anyone before the next player moves and draw two (OC-5). The first
+to discard their last card wins; the rest are placed by cards left; a match is played to
+`wins_to_match` games (OC-6).
+
+Modules: `cards` (codes and deck), `setup` (options and dealing), `rules` (the legality check
+shared by `legal_moves` and `apply`), `play` (effects and automatic steps), `views` (views and
+results), `engine` (the Engine interface).
+"""
 
 from __future__ import annotations
 
-from croupier.v1.common_pb2 import GameResult
-from croupier.v1.one_card_pb2 import OneCardEvent, OneCardMove, OneCardOptions, OneCardState, OneCardView
-from engines.core.engine import Emitted, Engine
-
-
-class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMove, OneCardEvent]):
-    game_id = "one_card"
-    title = "Tobot One Card"
-    min_seats = 2
-    max_seats = 10
-    options_type = OneCardOptions
-    state_type = OneCardState
-    view_type = OneCardView
-    move_type = OneCardMove
-    event_type = OneCardEvent
-
-    def new_game(
-        self, options: OneCardOptions, seats: int, seed: int
-    ) -> tuple[OneCardState, list[Emitted[OneCardEvent]]]:
-        raise NotImplementedError
-
-    def active_seats(self, state: OneCardState) -> list[int]:
-        raise NotImplementedError
-
-    def legal_moves(self, state: OneCardState, seat: int) -> list[OneCardMove]:
-        raise NotImplementedError
-
-    def apply(self, state: OneCardState, seat: int, move: OneCardMove) -> list[Emitted[OneCardEvent]]:
-        raise NotImplementedError
-
-    def view(self, state: OneCardState, seat: int | None) -> OneCardView:
-        raise NotImplementedError
-
-    def result(self, state: OneCardState) -> GameResult | None:
-        raise NotImplementedError
-
+from engines.one_card.engine import OneCardEngine
 
 ENGINE = OneCardEngine()
+
+__all__ = ["ENGINE", "OneCardEngine"]

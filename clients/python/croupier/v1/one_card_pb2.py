@@ -25,21 +25,67 @@ _sym_db = _symbol_database.Default()
 from croupier.v1 import common_pb2 as croupier_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x63roupier/v1/one_card.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"\x10\n\x0eOneCardOptions\"o\n\x0cOneCardState\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.croupier.v1.OneCardOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\"\r\n\x0bOneCardView\"\r\n\x0bOneCardMove\"\x0e\n\x0cOneCardEventb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x63roupier/v1/one_card.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\"s\n\x0bOneCardCard\x12*\n\x04type\x18\x01 \x01(\x0e\x32\x1c.croupier.v1.OneCardCardType\x12(\n\x05\x63olor\x18\x02 \x01(\x0e\x32\x19.croupier.v1.OneCardColor\x12\x0e\n\x06number\x18\x03 \x01(\x05\"\xdb\x02\n\x0bOneCardDeck\x12\x1a\n\rnumber_copies\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x12plus_two_per_color\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12!\n\x14plus_three_per_color\x18\x03 \x01(\x05H\x02\x88\x01\x01\x12\x1b\n\x0ejump_per_color\x18\x04 \x01(\x05H\x03\x88\x01\x01\x12\x1d\n\x10u_turn_per_color\x18\x05 \x01(\x05H\x04\x88\x01\x01\x12\x15\n\x08rainbows\x18\x06 \x01(\x05H\x05\x88\x01\x01\x12\x15\n\x08quatrans\x18\x07 \x01(\x05H\x06\x88\x01\x01\x42\x10\n\x0e_number_copiesB\x15\n\x13_plus_two_per_colorB\x17\n\x15_plus_three_per_colorB\x11\n\x0f_jump_per_colorB\x13\n\x11_u_turn_per_colorB\x0b\n\t_rainbowsB\x0b\n\t_quatrans\"y\n\x0eOneCardOptions\x12&\n\x04\x64\x65\x63k\x18\x01 \x01(\x0b\x32\x18.croupier.v1.OneCardDeck\x12\x15\n\rwins_to_match\x18\x02 \x01(\x05\x12\x18\n\x0b\x64\x65\x61ler_seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x0e\n\x0c_dealer_seat\"7\n\x11OneCardGameRecord\x12\x0e\n\x06winner\x18\x01 \x01(\x05\x12\x12\n\ncards_left\x18\x02 \x03(\x05\"\x92\x04\n\x0cOneCardState\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.croupier.v1.OneCardOptions\x12\"\n\x03rng\x18\x02 \x01(\x0b\x32\x15.croupier.v1.RngState\x12\r\n\x05seats\x18\x03 \x01(\x05\x12-\n\x05hands\x18\x04 \x03(\x0b\x32\x1e.croupier.v1.OneCardState.Hand\x12\x11\n\tdraw_pile\x18\x05 \x03(\x05\x12\x14\n\x0c\x64iscard_pile\x18\x06 \x03(\x05\x12\x14\n\x0c\x63urrent_seat\x18\x07 \x01(\x05\x12\x19\n\x11\x63ounter_clockwise\x18\x08 \x01(\x08\x12.\n\x0bnamed_color\x18\t \x01(\x0e\x32\x19.croupier.v1.OneCardColor\x12\x16\n\x0epending_attack\x18\n \x01(\x05\x12\x17\n\x0fquatran_pending\x18\x0b \x01(\x08\x12\x1b\n\x0e\x63\x61tchable_seat\x18\x0c \x01(\x05H\x00\x88\x01\x01\x12\x0e\n\x06\x64\x65\x61ler\x18\r \x01(\x05\x12\x13\n\x0bgame_number\x18\x0e \x01(\x05\x12\x0c\n\x04wins\x18\x0f \x03(\x05\x12/\n\x07history\x18\x10 \x03(\x0b\x32\x1e.croupier.v1.OneCardGameRecord\x12\x0c\n\x04over\x18\x11 \x01(\x08\x1a\x15\n\x04Hand\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\x05\x42\x11\n\x0f_catchable_seat\"\x85\x04\n\x0bOneCardView\x12&\n\x04hand\x18\x01 \x03(\x0b\x32\x18.croupier.v1.OneCardCard\x12*\n\x08top_card\x18\x02 \x01(\x0b\x32\x18.croupier.v1.OneCardCard\x12\x19\n\x11\x64iscard_pile_size\x18\x03 \x01(\x05\x12\x16\n\x0e\x64raw_pile_size\x18\x04 \x01(\x05\x12\x12\n\nhand_sizes\x18\x05 \x03(\x05\x12/\n\x0c\x61\x63tive_color\x18\x06 \x01(\x0e\x32\x19.croupier.v1.OneCardColor\x12\x11\n\tclockwise\x18\x07 \x01(\x08\x12\x14\n\x0c\x63urrent_seat\x18\x08 \x01(\x05\x12\x16\n\x0epending_attack\x18\t \x01(\x05\x12\x30\n\rquatran_color\x18\n \x01(\x0e\x32\x19.croupier.v1.OneCardColor\x12\x1b\n\x0e\x63\x61tchable_seat\x18\x0b \x01(\x05H\x00\x88\x01\x01\x12\x0e\n\x06\x64\x65\x61ler\x18\x0c \x01(\x05\x12\x13\n\x0bgame_number\x18\r \x01(\x05\x12\x0c\n\x04wins\x18\x0e \x03(\x05\x12\x15\n\rwins_to_match\x18\x0f \x01(\x05\x12/\n\x07history\x18\x10 \x03(\x0b\x32\x1e.croupier.v1.OneCardGameRecord\x12\x0c\n\x04over\x18\x11 \x01(\x08\x42\x11\n\x0f_catchable_seat\"\x83\x03\n\x0bOneCardMove\x12-\n\x04play\x18\x01 \x01(\x0b\x32\x1d.croupier.v1.OneCardMove.PlayH\x00\x12-\n\x04\x64raw\x18\x02 \x01(\x0b\x32\x1d.croupier.v1.OneCardMove.DrawH\x00\x12=\n\rcall_one_card\x18\x03 \x01(\x0b\x32$.croupier.v1.OneCardMove.CallOneCardH\x00\x12/\n\x05\x63\x61tch\x18\x04 \x01(\x0b\x32\x1e.croupier.v1.OneCardMove.CatchH\x00\x1ap\n\x04Play\x12\'\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x18.croupier.v1.OneCardCard\x12(\n\x05\x63olor\x18\x02 \x01(\x0e\x32\x19.croupier.v1.OneCardColor\x12\x15\n\rcall_one_card\x18\x03 \x01(\x08\x1a\x06\n\x04\x44raw\x1a\r\n\x0b\x43\x61llOneCard\x1a\x15\n\x05\x43\x61tch\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x42\x06\n\x04kind\"\xac\x0f\n\x0cOneCardEvent\x12=\n\x0cgame_started\x18\x01 \x01(\x0b\x32%.croupier.v1.OneCardEvent.GameStartedH\x00\x12\x30\n\x05\x64\x65\x61lt\x18\x02 \x01(\x0b\x32\x1f.croupier.v1.OneCardEvent.DealtH\x00\x12\x39\n\nstart_card\x18\x03 \x01(\x0b\x32#.croupier.v1.OneCardEvent.StartCardH\x00\x12\x32\n\x06played\x18\x04 \x01(\x0b\x32 .croupier.v1.OneCardEvent.PlayedH\x00\x12\x34\n\x07skipped\x18\x05 \x01(\x0b\x32!.croupier.v1.OneCardEvent.SkippedH\x00\x12G\n\x11\x64irection_changed\x18\x06 \x01(\x0b\x32*.croupier.v1.OneCardEvent.DirectionChangedH\x00\x12.\n\x04\x64rew\x18\x07 \x01(\x0b\x32\x1e.croupier.v1.OneCardEvent.DrewH\x00\x12:\n\nreshuffled\x18\x08 \x01(\x0b\x32$.croupier.v1.OneCardEvent.ReshuffledH\x00\x12\x42\n\x0f\x63\x61lled_one_card\x18\t \x01(\x0b\x32\'.croupier.v1.OneCardEvent.CalledOneCardH\x00\x12\x32\n\x06\x63\x61ught\x18\n \x01(\x0b\x32 .croupier.v1.OneCardEvent.CaughtH\x00\x12\x35\n\x08game_won\x18\x0b \x01(\x0b\x32!.croupier.v1.OneCardEvent.GameWonH\x00\x1a\x63\n\x0bGameStarted\x12\x13\n\x0bgame_number\x18\x01 \x01(\x05\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\x05\x12\x1b\n\x13\x64\x65\x61ler_drawn_by_lot\x18\x03 \x01(\x08\x12\x12\n\nfirst_seat\x18\x04 \x01(\x05\x1aM\n\x05\x44\x65\x61lt\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\'\n\x05\x63\x61rds\x18\x03 \x03(\x0b\x32\x18.croupier.v1.OneCardCard\x1a`\n\tStartCard\x12&\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x18.croupier.v1.OneCardCard\x12+\n\tput_under\x18\x02 \x03(\x0b\x32\x18.croupier.v1.OneCardCard\x1a\xa4\x02\n\x06Played\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\'\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x18.croupier.v1.OneCardCard\x12.\n\x0bnamed_color\x18\x03 \x01(\x0e\x32\x19.croupier.v1.OneCardColor\x12\x17\n\x0f\x63\x61lled_one_card\x18\x04 \x01(\x08\x12\x12\n\ncards_left\x18\x05 \x01(\x05\x12\x14\n\x0c\x61ttack_total\x18\x06 \x01(\x05\x12\x32\n\x07\x64\x65\x66\x65nce\x18\x07 \x01(\x0e\x32!.croupier.v1.OneCardEvent.Defence\x12\x16\n\x0equatran_answer\x18\x08 \x01(\x08\x12\x16\n\tnext_seat\x18\t \x01(\x05H\x00\x88\x01\x01\x42\x0c\n\n_next_seat\x1a\x17\n\x07Skipped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a%\n\x10\x44irectionChanged\x12\x11\n\tclockwise\x18\x01 \x01(\x08\x1a\xb7\x01\n\x04\x44rew\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04owed\x18\x02 \x01(\x05\x12\r\n\x05\x63ount\x18\x03 \x01(\x05\x12\x34\n\x06reason\x18\x04 \x01(\x0e\x32$.croupier.v1.OneCardEvent.DrawReason\x12\x11\n\tautomatic\x18\x05 \x01(\x08\x12\'\n\x05\x63\x61rds\x18\x06 \x03(\x0b\x32\x18.croupier.v1.OneCardCard\x12\x12\n\ncards_left\x18\x07 \x01(\x05\x1a$\n\nReshuffled\x12\x16\n\x0e\x64raw_pile_size\x18\x01 \x01(\x05\x1a\x1d\n\rCalledOneCard\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a)\n\x06\x43\x61ught\x12\x0f\n\x07\x63\x61tcher\x18\x01 \x01(\x05\x12\x0e\n\x06\x63\x61ught\x18\x02 \x01(\x05\x1ax\n\x07GameWon\x12\x13\n\x0bgame_number\x18\x01 \x01(\x05\x12\x0e\n\x06winner\x18\x02 \x01(\x05\x12\x12\n\ncards_left\x18\x03 \x03(\x05\x12\x12\n\nplacements\x18\x04 \x03(\x05\x12\x0c\n\x04wins\x18\x05 \x03(\x05\x12\x12\n\nmatch_over\x18\x06 \x01(\x08\"S\n\x07\x44\x65\x66\x65nce\x12\x17\n\x13\x44\x45\x46\x45NCE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x46\x45NCE_SAME_COLOR\x10\x01\x12\x17\n\x13\x44\x45\x46\x45NCE_SAME_EFFECT\x10\x02\"\xa3\x01\n\nDrawReason\x12\x1b\n\x17\x44RAW_REASON_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44RAW_REASON_CHOSEN\x10\x01\x12\x17\n\x13\x44RAW_REASON_NO_PLAY\x10\x02\x12\x16\n\x12\x44RAW_REASON_ATTACK\x10\x03\x12\x17\n\x13\x44RAW_REASON_QUATRAN\x10\x04\x12\x16\n\x12\x44RAW_REASON_CAUGHT\x10\x05\x42\x06\n\x04kind*\x94\x01\n\x0cOneCardColor\x12\x1e\n\x1aONE_CARD_COLOR_UNSPECIFIED\x10\x00\x12\x16\n\x12ONE_CARD_COLOR_RED\x10\x01\x12\x19\n\x15ONE_CARD_COLOR_YELLOW\x10\x02\x12\x18\n\x14ONE_CARD_COLOR_GREEN\x10\x03\x12\x17\n\x13ONE_CARD_COLOR_BLUE\x10\x04*\x94\x02\n\x0fOneCardCardType\x12\"\n\x1eONE_CARD_CARD_TYPE_UNSPECIFIED\x10\x00\x12\x1d\n\x19ONE_CARD_CARD_TYPE_NUMBER\x10\x01\x12\x1f\n\x1bONE_CARD_CARD_TYPE_PLUS_TWO\x10\x02\x12!\n\x1dONE_CARD_CARD_TYPE_PLUS_THREE\x10\x03\x12\x1b\n\x17ONE_CARD_CARD_TYPE_JUMP\x10\x04\x12\x1d\n\x19ONE_CARD_CARD_TYPE_U_TURN\x10\x05\x12\x1e\n\x1aONE_CARD_CARD_TYPE_RAINBOW\x10\x06\x12\x1e\n\x1aONE_CARD_CARD_TYPE_QUATRAN\x10\x07\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.one_card_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ONECARDOPTIONS']._serialized_start=69
-  _globals['_ONECARDOPTIONS']._serialized_end=85
-  _globals['_ONECARDSTATE']._serialized_start=87
-  _globals['_ONECARDSTATE']._serialized_end=198
-  _globals['_ONECARDVIEW']._serialized_start=200
-  _globals['_ONECARDVIEW']._serialized_end=213
-  _globals['_ONECARDMOVE']._serialized_start=215
-  _globals['_ONECARDMOVE']._serialized_end=228
-  _globals['_ONECARDEVENT']._serialized_start=230
-  _globals['_ONECARDEVENT']._serialized_end=244
+  _globals['_ONECARDCOLOR']._serialized_start=4127
+  _globals['_ONECARDCOLOR']._serialized_end=4275
+  _globals['_ONECARDCARDTYPE']._serialized_start=4278
+  _globals['_ONECARDCARDTYPE']._serialized_end=4554
+  _globals['_ONECARDCARD']._serialized_start=69
+  _globals['_ONECARDCARD']._serialized_end=184
+  _globals['_ONECARDDECK']._serialized_start=187
+  _globals['_ONECARDDECK']._serialized_end=534
+  _globals['_ONECARDOPTIONS']._serialized_start=536
+  _globals['_ONECARDOPTIONS']._serialized_end=657
+  _globals['_ONECARDGAMERECORD']._serialized_start=659
+  _globals['_ONECARDGAMERECORD']._serialized_end=714
+  _globals['_ONECARDSTATE']._serialized_start=717
+  _globals['_ONECARDSTATE']._serialized_end=1247
+  _globals['_ONECARDSTATE_HAND']._serialized_start=1207
+  _globals['_ONECARDSTATE_HAND']._serialized_end=1228
+  _globals['_ONECARDVIEW']._serialized_start=1250
+  _globals['_ONECARDVIEW']._serialized_end=1767
+  _globals['_ONECARDMOVE']._serialized_start=1770
+  _globals['_ONECARDMOVE']._serialized_end=2157
+  _globals['_ONECARDMOVE_PLAY']._serialized_start=1991
+  _globals['_ONECARDMOVE_PLAY']._serialized_end=2103
+  _globals['_ONECARDMOVE_DRAW']._serialized_start=2105
+  _globals['_ONECARDMOVE_DRAW']._serialized_end=2111
+  _globals['_ONECARDMOVE_CALLONECARD']._serialized_start=2113
+  _globals['_ONECARDMOVE_CALLONECARD']._serialized_end=2126
+  _globals['_ONECARDMOVE_CATCH']._serialized_start=2128
+  _globals['_ONECARDMOVE_CATCH']._serialized_end=2149
+  _globals['_ONECARDEVENT']._serialized_start=2160
+  _globals['_ONECARDEVENT']._serialized_end=4124
+  _globals['_ONECARDEVENT_GAMESTARTED']._serialized_start=2810
+  _globals['_ONECARDEVENT_GAMESTARTED']._serialized_end=2909
+  _globals['_ONECARDEVENT_DEALT']._serialized_start=2911
+  _globals['_ONECARDEVENT_DEALT']._serialized_end=2988
+  _globals['_ONECARDEVENT_STARTCARD']._serialized_start=2990
+  _globals['_ONECARDEVENT_STARTCARD']._serialized_end=3086
+  _globals['_ONECARDEVENT_PLAYED']._serialized_start=3089
+  _globals['_ONECARDEVENT_PLAYED']._serialized_end=3381
+  _globals['_ONECARDEVENT_SKIPPED']._serialized_start=3383
+  _globals['_ONECARDEVENT_SKIPPED']._serialized_end=3406
+  _globals['_ONECARDEVENT_DIRECTIONCHANGED']._serialized_start=3408
+  _globals['_ONECARDEVENT_DIRECTIONCHANGED']._serialized_end=3445
+  _globals['_ONECARDEVENT_DREW']._serialized_start=3448
+  _globals['_ONECARDEVENT_DREW']._serialized_end=3631
+  _globals['_ONECARDEVENT_RESHUFFLED']._serialized_start=3633
+  _globals['_ONECARDEVENT_RESHUFFLED']._serialized_end=3669
+  _globals['_ONECARDEVENT_CALLEDONECARD']._serialized_start=3671
+  _globals['_ONECARDEVENT_CALLEDONECARD']._serialized_end=3700
+  _globals['_ONECARDEVENT_CAUGHT']._serialized_start=3702
+  _globals['_ONECARDEVENT_CAUGHT']._serialized_end=3743
+  _globals['_ONECARDEVENT_GAMEWON']._serialized_start=3745
+  _globals['_ONECARDEVENT_GAMEWON']._serialized_end=3865
+  _globals['_ONECARDEVENT_DEFENCE']._serialized_start=3867
+  _globals['_ONECARDEVENT_DEFENCE']._serialized_end=3950
+  _globals['_ONECARDEVENT_DRAWREASON']._serialized_start=3953
+  _globals['_ONECARDEVENT_DRAWREASON']._serialized_end=4116
 # @@protoc_insertion_point(module_scope)

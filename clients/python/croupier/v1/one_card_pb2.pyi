@@ -3,9 +3,12 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from croupier.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -17,34 +20,336 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _OneCardColor:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _OneCardColorEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_OneCardColor.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ONE_CARD_COLOR_UNSPECIFIED: _OneCardColor.ValueType  # 0
+    """No colour: a Rainbow or a Quatran, or "none" in a field that may be empty."""
+    ONE_CARD_COLOR_RED: _OneCardColor.ValueType  # 1
+    """Red."""
+    ONE_CARD_COLOR_YELLOW: _OneCardColor.ValueType  # 2
+    """Yellow."""
+    ONE_CARD_COLOR_GREEN: _OneCardColor.ValueType  # 3
+    """Green."""
+    ONE_CARD_COLOR_BLUE: _OneCardColor.ValueType  # 4
+    """Blue."""
+
+class OneCardColor(_OneCardColor, metaclass=_OneCardColorEnumTypeWrapper):
+    """Tobot One Card (`one_card`), 2-10 players: match the top of the discard pile by colour,
+    number or function; attacks stack; call "One Card" on your second-to-last card; the first to
+    empty their hand wins. Rules: shared/rules/one_card.md (rule ids OC-x.y).
+
+    Card codes (used in the stored state only; views, moves and events use `OneCardCard`):
+      0..35   number cards: (colour - 1) * 9 + (number - 1), colours as in `OneCardColor`
+              (red 1, yellow 2, green 3, blue 4), numbers 1..9
+      36..39  +2 attack, colour = code - 35
+      40..43  +3 attack, colour = code - 39
+      44..47  Jump, colour = code - 43
+      48..51  U-turn, colour = code - 47
+      52      Rainbow (no colour)
+      53      Quatran (no colour)
+
+    The four card colours.
+    """
+
+ONE_CARD_COLOR_UNSPECIFIED: OneCardColor.ValueType  # 0
+"""No colour: a Rainbow or a Quatran, or "none" in a field that may be empty."""
+ONE_CARD_COLOR_RED: OneCardColor.ValueType  # 1
+"""Red."""
+ONE_CARD_COLOR_YELLOW: OneCardColor.ValueType  # 2
+"""Yellow."""
+ONE_CARD_COLOR_GREEN: OneCardColor.ValueType  # 3
+"""Green."""
+ONE_CARD_COLOR_BLUE: OneCardColor.ValueType  # 4
+"""Blue."""
+Global___OneCardColor: _TypeAlias = OneCardColor  # noqa: Y015
+
+class _OneCardCardType:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _OneCardCardTypeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_OneCardCardType.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ONE_CARD_CARD_TYPE_UNSPECIFIED: _OneCardCardType.ValueType  # 0
+    """Not a card (never valid in a move)."""
+    ONE_CARD_CARD_TYPE_NUMBER: _OneCardCardType.ValueType  # 1
+    """A number card 1..9 of one colour."""
+    ONE_CARD_CARD_TYPE_PLUS_TWO: _OneCardCardType.ValueType  # 2
+    """+2 attack (Tobot Titan), coloured (OC-4.1)."""
+    ONE_CARD_CARD_TYPE_PLUS_THREE: _OneCardCardType.ValueType  # 3
+    """+3 attack (Tobot Tritan), coloured (OC-4.2)."""
+    ONE_CARD_CARD_TYPE_JUMP: _OneCardCardType.ValueType  # 4
+    """Jump (Raptorbot), coloured: skips the next player (OC-4.4)."""
+    ONE_CARD_CARD_TYPE_U_TURN: _OneCardCardType.ValueType  # 5
+    """U-turn (Arc Tyrant), coloured: reverses the direction (OC-4.5)."""
+    ONE_CARD_CARD_TYPE_RAINBOW: _OneCardCardType.ValueType  # 6
+    """Rainbow (Hana / Duri / Semo), no colour: names a colour (OC-4.6)."""
+    ONE_CARD_CARD_TYPE_QUATRAN: _OneCardCardType.ValueType  # 7
+    """Quatran, no colour: names a colour the next player must answer with two numbers (OC-4.7)."""
+
+class OneCardCardType(_OneCardCardType, metaclass=_OneCardCardTypeEnumTypeWrapper):
+    """The card types (OC-1). Every type but the number is a "special card"."""
+
+ONE_CARD_CARD_TYPE_UNSPECIFIED: OneCardCardType.ValueType  # 0
+"""Not a card (never valid in a move)."""
+ONE_CARD_CARD_TYPE_NUMBER: OneCardCardType.ValueType  # 1
+"""A number card 1..9 of one colour."""
+ONE_CARD_CARD_TYPE_PLUS_TWO: OneCardCardType.ValueType  # 2
+"""+2 attack (Tobot Titan), coloured (OC-4.1)."""
+ONE_CARD_CARD_TYPE_PLUS_THREE: OneCardCardType.ValueType  # 3
+"""+3 attack (Tobot Tritan), coloured (OC-4.2)."""
+ONE_CARD_CARD_TYPE_JUMP: OneCardCardType.ValueType  # 4
+"""Jump (Raptorbot), coloured: skips the next player (OC-4.4)."""
+ONE_CARD_CARD_TYPE_U_TURN: OneCardCardType.ValueType  # 5
+"""U-turn (Arc Tyrant), coloured: reverses the direction (OC-4.5)."""
+ONE_CARD_CARD_TYPE_RAINBOW: OneCardCardType.ValueType  # 6
+"""Rainbow (Hana / Duri / Semo), no colour: names a colour (OC-4.6)."""
+ONE_CARD_CARD_TYPE_QUATRAN: OneCardCardType.ValueType  # 7
+"""Quatran, no colour: names a colour the next player must answer with two numbers (OC-4.7)."""
+Global___OneCardCardType: _TypeAlias = OneCardCardType  # noqa: Y015
+
 @_typing.final
-class OneCardOptions(_message.Message):
-    """Creation options of `one_card` (placeholder: the engine is not written yet)."""
+class OneCardCard(_message.Message):
+    """One card, readable. Number cards set `color` and `number`; +2, +3, Jump and U-turn set
+    `color` only; Rainbow and Quatran set neither.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    TYPE_FIELD_NUMBER: _builtins.int
+    COLOR_FIELD_NUMBER: _builtins.int
+    NUMBER_FIELD_NUMBER: _builtins.int
+    type: Global___OneCardCardType.ValueType
+    """The card's type."""
+    color: Global___OneCardColor.ValueType
+    """The card's colour; unspecified for a Rainbow or a Quatran."""
+    number: _builtins.int
+    """The number 1..9 of a number card; 0 for every other type."""
     def __init__(
         self,
+        *,
+        type: Global___OneCardCardType.ValueType = ...,
+        color: Global___OneCardColor.ValueType = ...,
+        number: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["color", b"color", "number", b"number", "type", b"type"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OneCardCard: _TypeAlias = OneCardCard  # noqa: Y015
+
+@_typing.final
+class OneCardDeck(_message.Message):
+    """The deck composition table (OC-1). Every count is optional: an unset count takes the default
+    (the 108-card deck of One Card Classic plus the Tobot cards).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NUMBER_COPIES_FIELD_NUMBER: _builtins.int
+    PLUS_TWO_PER_COLOR_FIELD_NUMBER: _builtins.int
+    PLUS_THREE_PER_COLOR_FIELD_NUMBER: _builtins.int
+    JUMP_PER_COLOR_FIELD_NUMBER: _builtins.int
+    U_TURN_PER_COLOR_FIELD_NUMBER: _builtins.int
+    RAINBOWS_FIELD_NUMBER: _builtins.int
+    QUATRANS_FIELD_NUMBER: _builtins.int
+    number_copies: _builtins.int
+    """Copies of each number 1..9 in each colour, 0..4 (default 2: 72 number cards)."""
+    plus_two_per_color: _builtins.int
+    """+2 attack cards per colour, 0..4 (default 2)."""
+    plus_three_per_color: _builtins.int
+    """+3 attack cards per colour, 0..4 (default 1)."""
+    jump_per_color: _builtins.int
+    """Jump cards per colour, 0..4 (default 2)."""
+    u_turn_per_color: _builtins.int
+    """U-turn cards per colour, 0..4 (default 2)."""
+    rainbows: _builtins.int
+    """Rainbow cards, 0..8 (default 4)."""
+    quatrans: _builtins.int
+    """Quatran cards, 0..8 (default 4)."""
+    def __init__(
+        self,
+        *,
+        number_copies: _builtins.int | None = ...,
+        plus_two_per_color: _builtins.int | None = ...,
+        plus_three_per_color: _builtins.int | None = ...,
+        jump_per_color: _builtins.int | None = ...,
+        u_turn_per_color: _builtins.int | None = ...,
+        rainbows: _builtins.int | None = ...,
+        quatrans: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_jump_per_color", b"_jump_per_color", "_number_copies", b"_number_copies", "_plus_three_per_color", b"_plus_three_per_color", "_plus_two_per_color", b"_plus_two_per_color", "_quatrans", b"_quatrans", "_rainbows", b"_rainbows", "_u_turn_per_color", b"_u_turn_per_color", "jump_per_color", b"jump_per_color", "number_copies", b"number_copies", "plus_three_per_color", b"plus_three_per_color", "plus_two_per_color", b"plus_two_per_color", "quatrans", b"quatrans", "rainbows", b"rainbows", "u_turn_per_color", b"u_turn_per_color"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_jump_per_color", b"_jump_per_color", "_number_copies", b"_number_copies", "_plus_three_per_color", b"_plus_three_per_color", "_plus_two_per_color", b"_plus_two_per_color", "_quatrans", b"_quatrans", "_rainbows", b"_rainbows", "_u_turn_per_color", b"_u_turn_per_color", "jump_per_color", b"jump_per_color", "number_copies", b"number_copies", "plus_three_per_color", b"plus_three_per_color", "plus_two_per_color", b"plus_two_per_color", "quatrans", b"quatrans", "rainbows", b"rainbows", "u_turn_per_color", b"u_turn_per_color"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__jump_per_color: _TypeAlias = _typing.Literal["jump_per_color"]  # noqa: Y015
+    _WhichOneofArgType__jump_per_color: _TypeAlias = _typing.Literal["_jump_per_color", b"_jump_per_color"]  # noqa: Y015
+    _WhichOneofReturnType__number_copies: _TypeAlias = _typing.Literal["number_copies"]  # noqa: Y015
+    _WhichOneofArgType__number_copies: _TypeAlias = _typing.Literal["_number_copies", b"_number_copies"]  # noqa: Y015
+    _WhichOneofReturnType__plus_three_per_color: _TypeAlias = _typing.Literal["plus_three_per_color"]  # noqa: Y015
+    _WhichOneofArgType__plus_three_per_color: _TypeAlias = _typing.Literal["_plus_three_per_color", b"_plus_three_per_color"]  # noqa: Y015
+    _WhichOneofReturnType__plus_two_per_color: _TypeAlias = _typing.Literal["plus_two_per_color"]  # noqa: Y015
+    _WhichOneofArgType__plus_two_per_color: _TypeAlias = _typing.Literal["_plus_two_per_color", b"_plus_two_per_color"]  # noqa: Y015
+    _WhichOneofReturnType__quatrans: _TypeAlias = _typing.Literal["quatrans"]  # noqa: Y015
+    _WhichOneofArgType__quatrans: _TypeAlias = _typing.Literal["_quatrans", b"_quatrans"]  # noqa: Y015
+    _WhichOneofReturnType__rainbows: _TypeAlias = _typing.Literal["rainbows"]  # noqa: Y015
+    _WhichOneofArgType__rainbows: _TypeAlias = _typing.Literal["_rainbows", b"_rainbows"]  # noqa: Y015
+    _WhichOneofReturnType__u_turn_per_color: _TypeAlias = _typing.Literal["u_turn_per_color"]  # noqa: Y015
+    _WhichOneofArgType__u_turn_per_color: _TypeAlias = _typing.Literal["_u_turn_per_color", b"_u_turn_per_color"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__jump_per_color) -> _WhichOneofReturnType__jump_per_color | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__number_copies) -> _WhichOneofReturnType__number_copies | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__plus_three_per_color) -> _WhichOneofReturnType__plus_three_per_color | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__plus_two_per_color) -> _WhichOneofReturnType__plus_two_per_color | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__quatrans) -> _WhichOneofReturnType__quatrans | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rainbows) -> _WhichOneofReturnType__rainbows | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__u_turn_per_color) -> _WhichOneofReturnType__u_turn_per_color | None: ...
+
+Global___OneCardDeck: _TypeAlias = OneCardDeck  # noqa: Y015
+
+@_typing.final
+class OneCardOptions(_message.Message):
+    """Creation options of `one_card`.
+
+    Constraints (InvalidOptions otherwise): the deck holds more number cards than the deal
+    (at least 7 x seats + 1, so OC-2.2 always finds a starting number card) and at least two
+    Rainbow/Quatran cards (so OC-3.5 can never stall).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECK_FIELD_NUMBER: _builtins.int
+    WINS_TO_MATCH_FIELD_NUMBER: _builtins.int
+    DEALER_SEAT_FIELD_NUMBER: _builtins.int
+    wins_to_match: _builtins.int
+    """Games to win to win the match, 1..5 (OC-6.3); 0 means the default, 1."""
+    dealer_seat: _builtins.int
+    """The dealer of the first game (OC-2.3); unset: drawn by the seeded generator (C-3)."""
+    @_builtins.property
+    def deck(self) -> Global___OneCardDeck:
+        """The deck composition table (OC-1); unset: the default 108-card deck."""
+
+    def __init__(
+        self,
+        *,
+        deck: Global___OneCardDeck | None = ...,
+        wins_to_match: _builtins.int = ...,
+        dealer_seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer_seat", b"_dealer_seat", "dealer_seat", b"dealer_seat", "deck", b"deck"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer_seat", b"_dealer_seat", "dealer_seat", b"dealer_seat", "deck", b"deck", "wins_to_match", b"wins_to_match"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__dealer_seat: _TypeAlias = _typing.Literal["dealer_seat"]  # noqa: Y015
+    _WhichOneofArgType__dealer_seat: _TypeAlias = _typing.Literal["_dealer_seat", b"_dealer_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__dealer_seat) -> _WhichOneofReturnType__dealer_seat | None: ...
 
 Global___OneCardOptions: _TypeAlias = OneCardOptions  # noqa: Y015
 
 @_typing.final
-class OneCardState(_message.Message):
-    """The complete stored state of one `one_card` game."""
+class OneCardGameRecord(_message.Message):
+    """One finished game of a match (C-7 score history)."""
 
     DESCRIPTOR: _descriptor.Descriptor
+
+    WINNER_FIELD_NUMBER: _builtins.int
+    CARDS_LEFT_FIELD_NUMBER: _builtins.int
+    winner: _builtins.int
+    """The seat that emptied its hand."""
+    @_builtins.property
+    def cards_left(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Cards left in each seat's hand at the end, in seat order (the winner's is 0)."""
+
+    def __init__(
+        self,
+        *,
+        winner: _builtins.int = ...,
+        cards_left: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_left", b"cards_left", "winner", b"winner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OneCardGameRecord: _TypeAlias = OneCardGameRecord  # noqa: Y015
+
+@_typing.final
+class OneCardState(_message.Message):
+    """The complete stored state of one `one_card` match. Cards are codes (see the top of the file)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class Hand(_message.Message):
+        """One seat's hand."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARDS_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Card codes, in the order received."""
+
+        def __init__(
+            self,
+            *,
+            cards: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
 
     OPTIONS_FIELD_NUMBER: _builtins.int
     RNG_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    DRAW_PILE_FIELD_NUMBER: _builtins.int
+    DISCARD_PILE_FIELD_NUMBER: _builtins.int
+    CURRENT_SEAT_FIELD_NUMBER: _builtins.int
+    COUNTER_CLOCKWISE_FIELD_NUMBER: _builtins.int
+    NAMED_COLOR_FIELD_NUMBER: _builtins.int
+    PENDING_ATTACK_FIELD_NUMBER: _builtins.int
+    QUATRAN_PENDING_FIELD_NUMBER: _builtins.int
+    CATCHABLE_SEAT_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    GAME_NUMBER_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    OVER_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """Number of seats."""
+    current_seat: _builtins.int
+    """The seat whose turn it is."""
+    counter_clockwise: _builtins.bool
+    """True while play goes counter-clockwise (after an odd number of U-turns, OC-4.5)."""
+    named_color: Global___OneCardColor.ValueType
+    """The colour named by the Rainbow or Quatran on top (OC-3.4); unspecified otherwise."""
+    pending_attack: _builtins.int
+    """The accumulated total the current seat faces (OC-4.3); 0 when no attack is pending."""
+    quatran_pending: _builtins.bool
+    """True while the current seat must answer a Quatran of `named_color` (OC-4.7)."""
+    catchable_seat: _builtins.int
+    """The seat that has one card, has not called "One Card" and may still be caught (OC-5.2)."""
+    dealer: _builtins.int
+    """The dealer of the current game (OC-2.3)."""
+    game_number: _builtins.int
+    """The current game's number in the match, from 1 (OC-6.3)."""
+    over: _builtins.bool
+    """True once the match is over."""
     @_builtins.property
     def options(self) -> Global___OneCardOptions:
         """The options the game was created with."""
@@ -53,35 +358,154 @@ class OneCardState(_message.Message):
     def rng(self) -> _common_pb2.RngState:
         """The seeded generator (C-2)."""
 
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardState.Hand]:
+        """Every seat's hand, in seat order."""
+
+    @_builtins.property
+    def draw_pile(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The face-down draw pile; the last code is the top card."""
+
+    @_builtins.property
+    def discard_pile(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The face-up discard pile; the last code is the top card."""
+
+    @_builtins.property
+    def wins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Games won so far, per seat (OC-6.3)."""
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardGameRecord]:
+        """Every finished game, in order."""
+
     def __init__(
         self,
         *,
         options: Global___OneCardOptions | None = ...,
         rng: _common_pb2.RngState | None = ...,
         seats: _builtins.int = ...,
+        hands: _abc.Iterable[Global___OneCardState.Hand] | None = ...,
+        draw_pile: _abc.Iterable[_builtins.int] | None = ...,
+        discard_pile: _abc.Iterable[_builtins.int] | None = ...,
+        current_seat: _builtins.int = ...,
+        counter_clockwise: _builtins.bool = ...,
+        named_color: Global___OneCardColor.ValueType = ...,
+        pending_attack: _builtins.int = ...,
+        quatran_pending: _builtins.bool = ...,
+        catchable_seat: _builtins.int | None = ...,
+        dealer: _builtins.int = ...,
+        game_number: _builtins.int = ...,
+        wins: _abc.Iterable[_builtins.int] | None = ...,
+        history: _abc.Iterable[Global___OneCardGameRecord] | None = ...,
+        over: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_catchable_seat", b"_catchable_seat", "catchable_seat", b"catchable_seat", "options", b"options", "rng", b"rng"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "rng", b"rng", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_catchable_seat", b"_catchable_seat", "catchable_seat", b"catchable_seat", "counter_clockwise", b"counter_clockwise", "current_seat", b"current_seat", "dealer", b"dealer", "discard_pile", b"discard_pile", "draw_pile", b"draw_pile", "game_number", b"game_number", "hands", b"hands", "history", b"history", "named_color", b"named_color", "options", b"options", "over", b"over", "pending_attack", b"pending_attack", "quatran_pending", b"quatran_pending", "rng", b"rng", "seats", b"seats", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__catchable_seat: _TypeAlias = _typing.Literal["catchable_seat"]  # noqa: Y015
+    _WhichOneofArgType__catchable_seat: _TypeAlias = _typing.Literal["_catchable_seat", b"_catchable_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__catchable_seat) -> _WhichOneofReturnType__catchable_seat | None: ...
 
 Global___OneCardState: _TypeAlias = OneCardState  # noqa: Y015
 
 @_typing.final
 class OneCardView(_message.Message):
-    """What one seat (or a spectator) may see of a `one_card` game (C-4)."""
+    """What one seat (or a spectator) may see of a `one_card` game (OC-7, C-4)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    HAND_FIELD_NUMBER: _builtins.int
+    TOP_CARD_FIELD_NUMBER: _builtins.int
+    DISCARD_PILE_SIZE_FIELD_NUMBER: _builtins.int
+    DRAW_PILE_SIZE_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    ACTIVE_COLOR_FIELD_NUMBER: _builtins.int
+    CLOCKWISE_FIELD_NUMBER: _builtins.int
+    CURRENT_SEAT_FIELD_NUMBER: _builtins.int
+    PENDING_ATTACK_FIELD_NUMBER: _builtins.int
+    QUATRAN_COLOR_FIELD_NUMBER: _builtins.int
+    CATCHABLE_SEAT_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    GAME_NUMBER_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    WINS_TO_MATCH_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    OVER_FIELD_NUMBER: _builtins.int
+    discard_pile_size: _builtins.int
+    """Cards in the discard pile, the top card included."""
+    draw_pile_size: _builtins.int
+    """Cards in the draw pile."""
+    active_color: Global___OneCardColor.ValueType
+    """The active colour (OC-3.4): the top card's, or the colour named by the Rainbow or Quatran
+    on top.
+    """
+    clockwise: _builtins.bool
+    """True while play goes clockwise (to the left, C-1)."""
+    current_seat: _builtins.int
+    """The seat whose turn it is (meaningless once `over`)."""
+    pending_attack: _builtins.int
+    """The accumulated attack the current seat faces (OC-4.3); 0 when none."""
+    quatran_color: Global___OneCardColor.ValueType
+    """The colour of a Quatran the current seat must answer (OC-4.7); unspecified when none."""
+    catchable_seat: _builtins.int
+    """The seat that has one card without having called "One Card" and may be caught now (OC-5.2)."""
+    dealer: _builtins.int
+    """The dealer of the current game."""
+    game_number: _builtins.int
+    """The current game's number in the match, from 1."""
+    wins_to_match: _builtins.int
+    """Games a seat must win to win the match."""
+    over: _builtins.bool
+    """True once the match is over."""
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardCard]:
+        """The viewer's own hand, sorted by type, colour and number; empty for a spectator."""
+
+    @_builtins.property
+    def top_card(self) -> Global___OneCardCard:
+        """The top card of the discard pile."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Every seat's hand size, in seat order."""
+
+    @_builtins.property
+    def wins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Games won so far, per seat."""
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardGameRecord]:
+        """Every finished game of the match."""
+
     def __init__(
         self,
+        *,
+        hand: _abc.Iterable[Global___OneCardCard] | None = ...,
+        top_card: Global___OneCardCard | None = ...,
+        discard_pile_size: _builtins.int = ...,
+        draw_pile_size: _builtins.int = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        active_color: Global___OneCardColor.ValueType = ...,
+        clockwise: _builtins.bool = ...,
+        current_seat: _builtins.int = ...,
+        pending_attack: _builtins.int = ...,
+        quatran_color: Global___OneCardColor.ValueType = ...,
+        catchable_seat: _builtins.int | None = ...,
+        dealer: _builtins.int = ...,
+        game_number: _builtins.int = ...,
+        wins: _abc.Iterable[_builtins.int] | None = ...,
+        wins_to_match: _builtins.int = ...,
+        history: _abc.Iterable[Global___OneCardGameRecord] | None = ...,
+        over: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_catchable_seat", b"_catchable_seat", "catchable_seat", b"catchable_seat", "top_card", b"top_card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_catchable_seat", b"_catchable_seat", "active_color", b"active_color", "catchable_seat", b"catchable_seat", "clockwise", b"clockwise", "current_seat", b"current_seat", "dealer", b"dealer", "discard_pile_size", b"discard_pile_size", "draw_pile_size", b"draw_pile_size", "game_number", b"game_number", "hand", b"hand", "hand_sizes", b"hand_sizes", "history", b"history", "over", b"over", "pending_attack", b"pending_attack", "quatran_color", b"quatran_color", "top_card", b"top_card", "wins", b"wins", "wins_to_match", b"wins_to_match"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__catchable_seat: _TypeAlias = _typing.Literal["catchable_seat"]  # noqa: Y015
+    _WhichOneofArgType__catchable_seat: _TypeAlias = _typing.Literal["_catchable_seat", b"_catchable_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__catchable_seat) -> _WhichOneofReturnType__catchable_seat | None: ...
 
 Global___OneCardView: _TypeAlias = OneCardView  # noqa: Y015
 
@@ -91,14 +515,127 @@ class OneCardMove(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class Play(_message.Message):
+        """Discard (OC-3.1): one card, or two number cards of the named colour to answer a Quatran
+        (OC-4.7).
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARDS_FIELD_NUMBER: _builtins.int
+        COLOR_FIELD_NUMBER: _builtins.int
+        CALL_ONE_CARD_FIELD_NUMBER: _builtins.int
+        color: Global___OneCardColor.ValueType
+        """The colour named with a Rainbow or a Quatran (OC-4.6, OC-4.7); must be unspecified for
+        any other card.
+        """
+        call_one_card: _builtins.bool
+        """Call "One Card" with this discard (OC-5.1); allowed only when it leaves exactly one card."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardCard]:
+            """The cards, in the order discarded (the last ends on top)."""
+
+        def __init__(
+            self,
+            *,
+            cards: _abc.Iterable[Global___OneCardCard] | None = ...,
+            color: Global___OneCardColor.ValueType = ...,
+            call_one_card: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["call_one_card", b"call_one_card", "cards", b"cards", "color", b"color"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Draw(_message.Message):
+        """Draw instead of discarding (OC-3.2): one card, or the pending attack's total (OC-4.3),
+        or two cards when a Quatran cannot be answered (OC-4.7).
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        def __init__(
+            self,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CallOneCard(_message.Message):
+        """Call "One Card" on its own, after a discard that left one card (OC-5.1)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        def __init__(
+            self,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Catch(_message.Message):
+        """Catch a seat that has one card and has not called (OC-5.2); any other seat, out of turn."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat caught."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    PLAY_FIELD_NUMBER: _builtins.int
+    DRAW_FIELD_NUMBER: _builtins.int
+    CALL_ONE_CARD_FIELD_NUMBER: _builtins.int
+    CATCH_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def play(self) -> Global___OneCardMove.Play:
+        """Discard."""
+
+    @_builtins.property
+    def draw(self) -> Global___OneCardMove.Draw:
+        """Draw."""
+
+    @_builtins.property
+    def call_one_card(self) -> Global___OneCardMove.CallOneCard:
+        """Call "One Card"."""
+
+    @_builtins.property
+    def catch(self) -> Global___OneCardMove.Catch:
+        """Catch a missed call."""
+
     def __init__(
         self,
+        *,
+        play: Global___OneCardMove.Play | None = ...,
+        draw: Global___OneCardMove.Draw | None = ...,
+        call_one_card: Global___OneCardMove.CallOneCard | None = ...,
+        catch: Global___OneCardMove.Catch | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["call_one_card", b"call_one_card", "catch", b"catch", "draw", b"draw", "kind", b"kind", "play", b"play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["call_one_card", b"call_one_card", "catch", b"catch", "draw", b"draw", "kind", b"kind", "play", b"play"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "draw", "call_one_card", "catch"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___OneCardMove: _TypeAlias = OneCardMove  # noqa: Y015
 
@@ -108,13 +645,482 @@ class OneCardEvent(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    class _Defence:
+        ValueType = _typing.NewType("ValueType", _builtins.int)
+        V: _TypeAlias = ValueType  # noqa: Y015
+
+    class _DefenceEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[OneCardEvent._Defence.ValueType], _builtins.type):
+        DESCRIPTOR: _descriptor.EnumDescriptor
+        DEFENCE_UNSPECIFIED: OneCardEvent._Defence.ValueType  # 0
+        """Not a defence."""
+        DEFENCE_SAME_COLOR: OneCardEvent._Defence.ValueType  # 1
+        """An attack card of the same colour as the attack on top (OC-4.3)."""
+        DEFENCE_SAME_EFFECT: OneCardEvent._Defence.ValueType  # 2
+        """An attack card of the same effect (+2 on +2, +3 on +3, OC-4.3)."""
+
+    class Defence(_Defence, metaclass=_DefenceEnumTypeWrapper):
+        """How a discard answered the situation it was played in."""
+
+    DEFENCE_UNSPECIFIED: OneCardEvent.Defence.ValueType  # 0
+    """Not a defence."""
+    DEFENCE_SAME_COLOR: OneCardEvent.Defence.ValueType  # 1
+    """An attack card of the same colour as the attack on top (OC-4.3)."""
+    DEFENCE_SAME_EFFECT: OneCardEvent.Defence.ValueType  # 2
+    """An attack card of the same effect (+2 on +2, +3 on +3, OC-4.3)."""
+
+    class _DrawReason:
+        ValueType = _typing.NewType("ValueType", _builtins.int)
+        V: _TypeAlias = ValueType  # noqa: Y015
+
+    class _DrawReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[OneCardEvent._DrawReason.ValueType], _builtins.type):
+        DESCRIPTOR: _descriptor.EnumDescriptor
+        DRAW_REASON_UNSPECIFIED: OneCardEvent._DrawReason.ValueType  # 0
+        """Unknown."""
+        DRAW_REASON_CHOSEN: OneCardEvent._DrawReason.ValueType  # 1
+        """Chose to draw although it could discard (OC-3.2)."""
+        DRAW_REASON_NO_PLAY: OneCardEvent._DrawReason.ValueType  # 2
+        """Could not discard (OC-3.2)."""
+        DRAW_REASON_ATTACK: OneCardEvent._DrawReason.ValueType  # 3
+        """Took an attack (OC-4.3)."""
+        DRAW_REASON_QUATRAN: OneCardEvent._DrawReason.ValueType  # 4
+        """Could not answer a Quatran (OC-4.7)."""
+        DRAW_REASON_CAUGHT: OneCardEvent._DrawReason.ValueType  # 5
+        """Was caught without having called "One Card" (OC-5.2)."""
+
+    class DrawReason(_DrawReason, metaclass=_DrawReasonEnumTypeWrapper):
+        """Why a seat drew."""
+
+    DRAW_REASON_UNSPECIFIED: OneCardEvent.DrawReason.ValueType  # 0
+    """Unknown."""
+    DRAW_REASON_CHOSEN: OneCardEvent.DrawReason.ValueType  # 1
+    """Chose to draw although it could discard (OC-3.2)."""
+    DRAW_REASON_NO_PLAY: OneCardEvent.DrawReason.ValueType  # 2
+    """Could not discard (OC-3.2)."""
+    DRAW_REASON_ATTACK: OneCardEvent.DrawReason.ValueType  # 3
+    """Took an attack (OC-4.3)."""
+    DRAW_REASON_QUATRAN: OneCardEvent.DrawReason.ValueType  # 4
+    """Could not answer a Quatran (OC-4.7)."""
+    DRAW_REASON_CAUGHT: OneCardEvent.DrawReason.ValueType  # 5
+    """Was caught without having called "One Card" (OC-5.2)."""
+
+    @_typing.final
+    class GameStarted(_message.Message):
+        """A game of the match starts (OC-2)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        GAME_NUMBER_FIELD_NUMBER: _builtins.int
+        DEALER_FIELD_NUMBER: _builtins.int
+        DEALER_DRAWN_BY_LOT_FIELD_NUMBER: _builtins.int
+        FIRST_SEAT_FIELD_NUMBER: _builtins.int
+        game_number: _builtins.int
+        """The game's number in the match, from 1."""
+        dealer: _builtins.int
+        """The dealer."""
+        dealer_drawn_by_lot: _builtins.bool
+        """True when the dealer was drawn by the seeded generator (C-3)."""
+        first_seat: _builtins.int
+        """The seat that plays first: left of the dealer (OC-2.3)."""
+        def __init__(
+            self,
+            *,
+            game_number: _builtins.int = ...,
+            dealer: _builtins.int = ...,
+            dealer_drawn_by_lot: _builtins.bool = ...,
+            first_seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer", b"dealer", "dealer_drawn_by_lot", b"dealer_drawn_by_lot", "first_seat", b"first_seat", "game_number", b"game_number"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Dealt(_message.Message):
+        """Cards dealt to one seat (OC-2.1). Only that seat sees `cards`."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        COUNT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        count: _builtins.int
+        """How many cards it received."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardCard]:
+            """The cards (in the seat's own version only)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            count: _builtins.int = ...,
+            cards: _abc.Iterable[Global___OneCardCard] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "count", b"count", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class StartCard(_message.Message):
+        """The discard pile is started (OC-2.2)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: _builtins.int
+        PUT_UNDER_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def card(self) -> Global___OneCardCard:
+            """The number card turned face up to start the discard pile."""
+
+        @_builtins.property
+        def put_under(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardCard]:
+            """Special cards turned up first and put at the bottom of the draw pile, in order."""
+
+        def __init__(
+            self,
+            *,
+            card: Global___OneCardCard | None = ...,
+            put_under: _abc.Iterable[Global___OneCardCard] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "put_under", b"put_under"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Played(_message.Message):
+        """A seat discarded (OC-3.1)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        NAMED_COLOR_FIELD_NUMBER: _builtins.int
+        CALLED_ONE_CARD_FIELD_NUMBER: _builtins.int
+        CARDS_LEFT_FIELD_NUMBER: _builtins.int
+        ATTACK_TOTAL_FIELD_NUMBER: _builtins.int
+        DEFENCE_FIELD_NUMBER: _builtins.int
+        QUATRAN_ANSWER_FIELD_NUMBER: _builtins.int
+        NEXT_SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        named_color: Global___OneCardColor.ValueType
+        """The colour named with a Rainbow or Quatran; unspecified otherwise."""
+        called_one_card: _builtins.bool
+        """True when the seat called "One Card" with this discard."""
+        cards_left: _builtins.int
+        """Cards the seat holds afterwards."""
+        attack_total: _builtins.int
+        """After an attack card: the accumulated attack now passed on (OC-4.3); 0 otherwise."""
+        defence: Global___OneCardEvent.Defence.ValueType
+        """Whether the attack card defended against an attack, and how."""
+        quatran_answer: _builtins.bool
+        """True when the two cards answered a Quatran (OC-4.7)."""
+        next_seat: _builtins.int
+        """The seat that plays next (unset when this discard won the game)."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardCard]:
+            """The cards, in the order discarded (two only to answer a Quatran)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            cards: _abc.Iterable[Global___OneCardCard] | None = ...,
+            named_color: Global___OneCardColor.ValueType = ...,
+            called_one_card: _builtins.bool = ...,
+            cards_left: _builtins.int = ...,
+            attack_total: _builtins.int = ...,
+            defence: Global___OneCardEvent.Defence.ValueType = ...,
+            quatran_answer: _builtins.bool = ...,
+            next_seat: _builtins.int | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["_next_seat", b"_next_seat", "next_seat", b"next_seat"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["_next_seat", b"_next_seat", "attack_total", b"attack_total", "called_one_card", b"called_one_card", "cards", b"cards", "cards_left", b"cards_left", "defence", b"defence", "named_color", b"named_color", "next_seat", b"next_seat", "quatran_answer", b"quatran_answer", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        _WhichOneofReturnType__next_seat: _TypeAlias = _typing.Literal["next_seat"]  # noqa: Y015
+        _WhichOneofArgType__next_seat: _TypeAlias = _typing.Literal["_next_seat", b"_next_seat"]  # noqa: Y015
+        def WhichOneof(self, oneof_group: _WhichOneofArgType__next_seat) -> _WhichOneofReturnType__next_seat | None: ...
+
+    @_typing.final
+    class Skipped(_message.Message):
+        """A Jump skipped a seat (OC-4.4)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat skipped."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class DirectionChanged(_message.Message):
+        """A U-turn reversed the direction (OC-4.5)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CLOCKWISE_FIELD_NUMBER: _builtins.int
+        clockwise: _builtins.bool
+        """True when play now goes clockwise."""
+        def __init__(
+            self,
+            *,
+            clockwise: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["clockwise", b"clockwise"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Drew(_message.Message):
+        """A seat drew cards. Only that seat sees `cards`."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        OWED_FIELD_NUMBER: _builtins.int
+        COUNT_FIELD_NUMBER: _builtins.int
+        REASON_FIELD_NUMBER: _builtins.int
+        AUTOMATIC_FIELD_NUMBER: _builtins.int
+        CARDS_FIELD_NUMBER: _builtins.int
+        CARDS_LEFT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        owed: _builtins.int
+        """How many cards it had to draw."""
+        count: _builtins.int
+        """How many it drew: fewer than `owed` when both piles ran out (OC-3.3)."""
+        reason: Global___OneCardEvent.DrawReason.ValueType
+        """Why."""
+        automatic: _builtins.bool
+        """True when the engine drew for the seat because it had no other choice (C-6)."""
+        cards_left: _builtins.int
+        """Cards the seat holds afterwards."""
+        @_builtins.property
+        def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___OneCardCard]:
+            """The cards drawn (in the drawing seat's own version only)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            owed: _builtins.int = ...,
+            count: _builtins.int = ...,
+            reason: Global___OneCardEvent.DrawReason.ValueType = ...,
+            automatic: _builtins.bool = ...,
+            cards: _abc.Iterable[Global___OneCardCard] | None = ...,
+            cards_left: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["automatic", b"automatic", "cards", b"cards", "cards_left", b"cards_left", "count", b"count", "owed", b"owed", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Reshuffled(_message.Message):
+        """The discard pile but its top card was shuffled into a new draw pile (OC-3.3)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        DRAW_PILE_SIZE_FIELD_NUMBER: _builtins.int
+        draw_pile_size: _builtins.int
+        """Cards in the new draw pile."""
+        def __init__(
+            self,
+            *,
+            draw_pile_size: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["draw_pile_size", b"draw_pile_size"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CalledOneCard(_message.Message):
+        """A seat called "One Card" on its own (OC-5.1)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Caught(_message.Message):
+        """A seat caught another that had not called "One Card" (OC-5.2); a Drew event follows."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        CATCHER_FIELD_NUMBER: _builtins.int
+        CAUGHT_FIELD_NUMBER: _builtins.int
+        catcher: _builtins.int
+        """The seat that caught."""
+        caught: _builtins.int
+        """The seat caught."""
+        def __init__(
+            self,
+            *,
+            catcher: _builtins.int = ...,
+            caught: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["catcher", b"catcher", "caught", b"caught"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class GameWon(_message.Message):
+        """A seat discarded its last card and won the game (OC-6.1, OC-6.2)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        GAME_NUMBER_FIELD_NUMBER: _builtins.int
+        WINNER_FIELD_NUMBER: _builtins.int
+        CARDS_LEFT_FIELD_NUMBER: _builtins.int
+        PLACEMENTS_FIELD_NUMBER: _builtins.int
+        WINS_FIELD_NUMBER: _builtins.int
+        MATCH_OVER_FIELD_NUMBER: _builtins.int
+        game_number: _builtins.int
+        """The game's number in the match."""
+        winner: _builtins.int
+        """The winner."""
+        match_over: _builtins.bool
+        """True when this game decided the match (OC-6.3)."""
+        @_builtins.property
+        def cards_left(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Cards left per seat, in seat order."""
+
+        @_builtins.property
+        def placements(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """This game's placement per seat (1 best; fewer cards left is better, ties share)."""
+
+        @_builtins.property
+        def wins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Games won so far per seat, this one included."""
+
+        def __init__(
+            self,
+            *,
+            game_number: _builtins.int = ...,
+            winner: _builtins.int = ...,
+            cards_left: _abc.Iterable[_builtins.int] | None = ...,
+            placements: _abc.Iterable[_builtins.int] | None = ...,
+            wins: _abc.Iterable[_builtins.int] | None = ...,
+            match_over: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_left", b"cards_left", "game_number", b"game_number", "match_over", b"match_over", "placements", b"placements", "winner", b"winner", "wins", b"wins"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_STARTED_FIELD_NUMBER: _builtins.int
+    DEALT_FIELD_NUMBER: _builtins.int
+    START_CARD_FIELD_NUMBER: _builtins.int
+    PLAYED_FIELD_NUMBER: _builtins.int
+    SKIPPED_FIELD_NUMBER: _builtins.int
+    DIRECTION_CHANGED_FIELD_NUMBER: _builtins.int
+    DREW_FIELD_NUMBER: _builtins.int
+    RESHUFFLED_FIELD_NUMBER: _builtins.int
+    CALLED_ONE_CARD_FIELD_NUMBER: _builtins.int
+    CAUGHT_FIELD_NUMBER: _builtins.int
+    GAME_WON_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game_started(self) -> Global___OneCardEvent.GameStarted:
+        """A game starts."""
+
+    @_builtins.property
+    def dealt(self) -> Global___OneCardEvent.Dealt:
+        """Cards dealt to a seat."""
+
+    @_builtins.property
+    def start_card(self) -> Global___OneCardEvent.StartCard:
+        """The discard pile is started."""
+
+    @_builtins.property
+    def played(self) -> Global___OneCardEvent.Played:
+        """A discard."""
+
+    @_builtins.property
+    def skipped(self) -> Global___OneCardEvent.Skipped:
+        """A Jump skipped a seat."""
+
+    @_builtins.property
+    def direction_changed(self) -> Global___OneCardEvent.DirectionChanged:
+        """A U-turn reversed the direction."""
+
+    @_builtins.property
+    def drew(self) -> Global___OneCardEvent.Drew:
+        """A seat drew."""
+
+    @_builtins.property
+    def reshuffled(self) -> Global___OneCardEvent.Reshuffled:
+        """The draw pile was rebuilt."""
+
+    @_builtins.property
+    def called_one_card(self) -> Global___OneCardEvent.CalledOneCard:
+        """A seat called "One Card" on its own."""
+
+    @_builtins.property
+    def caught(self) -> Global___OneCardEvent.Caught:
+        """A missed call was caught."""
+
+    @_builtins.property
+    def game_won(self) -> Global___OneCardEvent.GameWon:
+        """A game was won."""
+
     def __init__(
         self,
+        *,
+        game_started: Global___OneCardEvent.GameStarted | None = ...,
+        dealt: Global___OneCardEvent.Dealt | None = ...,
+        start_card: Global___OneCardEvent.StartCard | None = ...,
+        played: Global___OneCardEvent.Played | None = ...,
+        skipped: Global___OneCardEvent.Skipped | None = ...,
+        direction_changed: Global___OneCardEvent.DirectionChanged | None = ...,
+        drew: Global___OneCardEvent.Drew | None = ...,
+        reshuffled: Global___OneCardEvent.Reshuffled | None = ...,
+        called_one_card: Global___OneCardEvent.CalledOneCard | None = ...,
+        caught: Global___OneCardEvent.Caught | None = ...,
+        game_won: Global___OneCardEvent.GameWon | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["called_one_card", b"called_one_card", "caught", b"caught", "dealt", b"dealt", "direction_changed", b"direction_changed", "drew", b"drew", "game_started", b"game_started", "game_won", b"game_won", "kind", b"kind", "played", b"played", "reshuffled", b"reshuffled", "skipped", b"skipped", "start_card", b"start_card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["called_one_card", b"called_one_card", "caught", b"caught", "dealt", b"dealt", "direction_changed", b"direction_changed", "drew", b"drew", "game_started", b"game_started", "game_won", b"game_won", "kind", b"kind", "played", b"played", "reshuffled", b"reshuffled", "skipped", b"skipped", "start_card", b"start_card"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_started", "dealt", "start_card", "played", "skipped", "direction_changed", "drew", "reshuffled", "called_one_card", "caught", "game_won"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___OneCardEvent: _TypeAlias = OneCardEvent  # noqa: Y015

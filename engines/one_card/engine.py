@@ -1,0 +1,64 @@
+"""The `one_card` engine: the Engine interface over rules, play, setup and views."""
+
+from __future__ import annotations
+
+from croupier.v1.common_pb2 import GameResult
+from croupier.v1.one_card_pb2 import (
+    OneCardEvent,
+    OneCardMove,
+    OneCardOptions,
+    OneCardState,
+    OneCardView,
+)
+from engines.core.engine import Emitted, Engine
+from engines.core.errors import IllegalMove
+from engines.one_card import play, rules, setup, views
+
+
+class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMove, OneCardEvent]):
+    game_id = "one_card"
+    title = "Tobot One Card"
+    min_seats = 2
+    max_seats = 10
+    options_type = OneCardOptions
+    state_type = OneCardState
+    view_type = OneCardView
+    move_type = OneCardMove
+    event_type = OneCardEvent
+
+    def new_game(
+        self, options: OneCardOptions, seats: int, seed: int
+    ) -> tuple[OneCardState, list[Emitted[OneCardEvent]]]:
+        self.check_seats(seats)
+        setup.validate(options, seats)
+        state = setup.new_state(options, seats, seed)
+        dealer, by_lot = setup.first_dealer(state)
+        events = setup.deal_game(state, dealer, by_lot)
+        events += play.automatic_steps(state)
+        return state, events
+
+    def active_seats(self, state: OneCardState) -> list[int]:
+        if state.over:
+            return []
+        if state.HasField("catchable_seat"):
+            # Every other seat may catch and the seat itself may call (OC-5), so all may act.
+            return list(range(state.seats))
+        return [state.current_seat]
+
+    def legal_moves(self, state: OneCardState, seat: int) -> list[OneCardMove]:
+        return [rules.to_move(act) for act in rules.legal_acts(state, seat)]
+
+    def apply(
+        self, state: OneCardState, seat: int, move: OneCardMove
+    ) -> list[Emitted[OneCardEvent]]:
+        act = rules.parse_move(move, state.seats)
+        found = rules.violation(state, seat, act)
+        if found is not None:
+            raise IllegalMove(found.rule_id, found.message)
+        return play.apply_act(state, seat, act)
+
+    def view(self, state: OneCardState, seat: int | None) -> OneCardView:
+        return views.view(state, seat)
+
+    def result(self, state: OneCardState) -> GameResult | None:
+        return views.result(state)

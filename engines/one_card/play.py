@@ -1,0 +1,200 @@
+"""What a legal act does to the state (OC-3..OC-6), and the automatic steps after it (C-6).
+
+The caller has checked the act with `rules.violation`. Effects:
+- a discard: its special effect (attack, Jump, U-turn, colour naming, Quatran demand), the
+  "One Card" window when it leaves one card without a call, or the win on the last card;
+- a draw: one card, the accumulated attack, or two cards for an unanswered Quatran;
+- a call or a catch closes the window (a catch costs the caught seat two cards).
+Any move by the seat whose turn it is also closes the window (OC-5.2: "until the next player's
+move"). Afterwards, while no window is open, a current seat that cannot discard draws at once
+(C-6: a forced draw is not asked for).
+"""
+
+from __future__ import annotations
+
+from croupier.v1.one_card_pb2 import OneCardEvent, OneCardGameRecord, OneCardState
+from engines.core import rng
+from engines.core.engine import Emitted
+from engines.core.scoring import placements
+from engines.core.seats import left
+from engines.one_card import cards as c
+from engines.one_card import rules
+from engines.one_card.rules import Act, Kind
+from engines.one_card.setup import deal_game, wins_to_match
+
+Event = OneCardEvent
+Events = list[Emitted[Event]]
+Reason = Event.DrawReason
+
+
+def apply_act(state: OneCardState, seat: int, act: Act) -> Events:
+    events: Events = []
+    if act.kind == Kind.CATCH:
+        state.ClearField("catchable_seat")
+        events.append(Emitted(Event(caught=Event.Caught(catcher=seat, caught=act.target))))
+        events += draw_cards(state, act.target, 2, Reason.DRAW_REASON_CAUGHT, automatic=True)
+    elif act.kind == Kind.CALL:
+        state.ClearField("catchable_seat")
+        events.append(Emitted(Event(called_one_card=Event.CalledOneCard(seat=seat))))
+    elif act.kind == Kind.PLAY:
+        state.ClearField("catchable_seat")
+        events += _discard(state, seat, act)
+    else:
+        state.ClearField("catchable_seat")
+        events += _take_turn_draw(state, seat, automatic=False)
+    events += automatic_steps(state)
+    return events
+
+
+def automatic_steps(state: OneCardState) -> Events:
+    """C-6: the current seat draws by itself while it has nothing else it could do.
+
+    Not while a "One Card" window is open: the window stays open until the current seat moves,
+    so that seat is asked (it may also catch). Terminates: with both piles exhausted every card
+    but one is in a hand, so a Rainbow/Quatran holder (setup guarantees two in the deck) gets a
+    turn within one round and must discard (OC-3.5).
+    """
+    events: Events = []
+    while (
+        not state.over
+        and not state.HasField("catchable_seat")
+        and not rules.can_discard(state, state.current_seat)
+    ):
+        events += _take_turn_draw(state, state.current_seat, automatic=True)
+    return events
+
+
+def _take_turn_draw(state: OneCardState, seat: int, *, automatic: bool) -> Events:
+    """The current seat draws instead of discarding (OC-3.2, OC-4.3, OC-4.7); its turn ends."""
+    if state.pending_attack:
+        owed, reason = state.pending_attack, Reason.DRAW_REASON_ATTACK
+    elif state.quatran_pending:
+        owed, reason = 2, Reason.DRAW_REASON_QUATRAN
+    elif rules.can_discard(state, seat):
+        owed, reason = 1, Reason.DRAW_REASON_CHOSEN
+    else:
+        owed, reason = 1, Reason.DRAW_REASON_NO_PLAY
+    state.pending_attack = 0
+    state.quatran_pending = False
+    events = draw_cards(state, seat, owed, reason, automatic=automatic)
+    state.current_seat = rules.next_seat(state, seat)
+    return events
+
+
+def draw_cards(
+    state: OneCardState, seat: int, owed: int, reason: int, *, automatic: bool
+) -> Events:
+    """Draw `owed` cards, reshuffling the discard pile when the draw pile runs out (OC-3.3)."""
+    events: Events = []
+    got: list[int] = []
+    pile = state.draw_pile
+    while len(got) < owed:
+        if not pile:
+            if len(state.discard_pile) <= 1:
+                break  # OC-3.3: nothing left to draw; the rest is skipped
+            rest = list(state.discard_pile[:-1])
+            del state.discard_pile[:-1]
+            rng.shuffle(state.rng, rest)
+            pile.extend(rest)
+            events.append(Emitted(Event(reshuffled=Event.Reshuffled(draw_pile_size=len(rest)))))
+        got.append(pile.pop())
+    hand = state.hands[seat].cards
+    hand.extend(got)
+    public = Event.Drew(
+        seat=seat,
+        owed=owed,
+        count=len(got),
+        reason=reason,  # type: ignore[arg-type]
+        automatic=automatic,
+        cards_left=len(hand),
+    )
+    private = Event.Drew()
+    private.CopyFrom(public)
+    private.cards.extend(c.to_messages(got))
+    events.append(Emitted(Event(drew=public), {seat: Event(drew=private)}))
+    return events
+
+
+def _discard(state: OneCardState, seat: int, act: Act) -> Events:
+    """A legal discard and its effect (OC-3.1, OC-4, OC-5.1, OC-6.1)."""
+    previous_top = rules.top_card(state)
+    facing_attack = state.pending_attack
+    answering_quatran = state.quatran_pending
+    hand = state.hands[seat].cards
+    for code in act.cards:
+        hand.remove(code)
+    state.discard_pile.extend(act.cards)
+    state.named_color = act.color  # type: ignore[assignment]
+    state.quatran_pending = False
+    played = Event.Played(
+        seat=seat,
+        cards=c.to_messages(act.cards),
+        named_color=act.color,  # type: ignore[arg-type]
+        called_one_card=act.call,
+        cards_left=len(hand),
+        quatran_answer=answering_quatran,
+    )
+    if not hand:
+        # OC-6.1: the last card wins at once; its effect is not applied.
+        state.pending_attack = 0
+        return [Emitted(Event(played=played)), *_game_won(state, seat)]
+    if len(hand) == 1 and not act.call:
+        state.catchable_seat = seat  # OC-5.2: may be caught until the next player's move
+    code = act.cards[-1]
+    card_type = c.TYPE[code]
+    after: Events = []
+    following = rules.next_seat
+    if card_type in c.ATTACK_VALUE:
+        if facing_attack:
+            same_colour = c.COLOR[code] == c.COLOR[previous_top]
+            played.defence = Event.DEFENCE_SAME_COLOR if same_colour else Event.DEFENCE_SAME_EFFECT
+        state.pending_attack = facing_attack + c.ATTACK_VALUE[card_type]
+        played.attack_total = state.pending_attack
+        state.current_seat = following(state, seat)
+    elif card_type == c.JUMP:
+        skipped = following(state, seat)
+        after.append(Emitted(Event(skipped=Event.Skipped(seat=skipped))))
+        state.current_seat = following(state, skipped)
+    elif card_type == c.U_TURN:
+        state.counter_clockwise = not state.counter_clockwise
+        after.append(
+            Emitted(
+                Event(
+                    direction_changed=Event.DirectionChanged(clockwise=not state.counter_clockwise)
+                )
+            )
+        )
+        state.current_seat = following(state, seat)
+    else:
+        state.quatran_pending = card_type == c.QUATRAN
+        state.current_seat = following(state, seat)
+    played.next_seat = state.current_seat
+    return [Emitted(Event(played=played)), *after]
+
+
+def _game_won(state: OneCardState, winner: int) -> Events:
+    """OC-6.1..OC-6.3: record the game; end the match or deal the next game."""
+    cards_left = [len(hand.cards) for hand in state.hands]
+    state.wins[winner] += 1
+    state.history.append(OneCardGameRecord(winner=winner, cards_left=cards_left))
+    match_over = state.wins[winner] >= wins_to_match(state.options)
+    events: Events = [
+        Emitted(
+            Event(
+                game_won=Event.GameWon(
+                    game_number=state.game_number,
+                    winner=winner,
+                    cards_left=cards_left,
+                    placements=placements(cards_left),
+                    wins=list(state.wins),
+                    match_over=match_over,
+                )
+            )
+        )
+    ]
+    if match_over:
+        state.over = True
+        state.quatran_pending = False
+        state.ClearField("catchable_seat")
+        return events
+    return events + deal_game(state, left(state.dealer, state.seats))
