@@ -15,7 +15,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from croupier.v1 import game_service_pb2, game_service_pb2_grpc
+from croupier.v1 import (
+    benchmark_service_pb2,
+    benchmark_service_pb2_grpc,
+    game_service_pb2,
+    game_service_pb2_grpc,
+)
+from service.benchmark import BenchmarkService
 from service.config import Settings
 from service.servicer import GameService
 from service.store import Store
@@ -71,11 +77,15 @@ async def start(settings: Settings, store: Store) -> Running:
     )
     servicer = GameService(store, settings)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
+    benchmark_service_pb2_grpc.add_BenchmarkServiceServicer_to_server(
+        BenchmarkService(servicer), server
+    )
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
         [
             SERVICE_NAME,
+            benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"].full_name,
             health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
             reflection.SERVICE_NAME,
         ],

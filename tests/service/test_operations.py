@@ -185,3 +185,20 @@ def test_prometheus_metrics_are_served(tmp_path: Path) -> None:
     assert 'croupier_store_latency_seconds_count{operation="commit"} 1.0' in text
     assert "croupier_store_errors_total" in text
     assert "croupier_watch_streams 1.0" in text
+
+
+def test_benchmark_echo_runs_through_the_same_call_handling(
+    server_a: LocalServer, server_log: Path
+) -> None:
+    from croupier.v1 import benchmark_service_pb2 as bench
+    from croupier.v1.benchmark_service_pb2_grpc import BenchmarkServiceStub
+
+    with grpc.insecure_channel(server_a.target) as channel:
+        stub = BenchmarkServiceStub(channel)
+        reply = stub.Echo(bench.EchoRequest(payload=b"x" * 50, response_bytes=300), timeout=5)
+        assert reply.payload == bytes(300)
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.Echo(bench.EchoRequest(response_bytes=10**6), timeout=5)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    time.sleep(0.2)
+    assert '"rpc": "Echo"' in server_log.read_text()

@@ -1,0 +1,34 @@
+"""BenchmarkService: the trivial call croupier-bench uses as its baseline, handled by the same
+call wrapper (log line, metrics, rate limit, error mapping) as every GameService call."""
+
+from __future__ import annotations
+
+import grpc
+
+from croupier.v1 import benchmark_service_pb2 as pb
+from croupier.v1 import benchmark_service_pb2_grpc
+from service import errors
+from service.calls import CallLog, unary
+from service.servicer import GameService
+
+MAX_RESPONSE_BYTES = 65536
+
+
+class BenchmarkService(benchmark_service_pb2_grpc.BenchmarkServiceServicer):
+    def __init__(self, games: GameService) -> None:
+        self._games = games
+
+    def admit(self, context: grpc.aio.ServicerContext) -> None:
+        self._games.admit(context)
+
+    @unary
+    async def Echo(
+        self, request: pb.EchoRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.EchoResponse:
+        if not 0 <= request.response_bytes <= MAX_RESPONSE_BYTES:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_RESPONSE_SIZE,
+                "response_bytes",
+                f"response_bytes is 0..{MAX_RESPONSE_BYTES}",
+            )
+        return pb.EchoResponse(payload=bytes(request.response_bytes))
