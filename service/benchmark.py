@@ -18,8 +18,8 @@ class BenchmarkService(benchmark_service_pb2_grpc.BenchmarkServiceServicer):
     def __init__(self, games: GameService) -> None:
         self._games = games
 
-    def admit(self, context: grpc.aio.ServicerContext) -> None:
-        self._games.admit(context)
+    def admit(self, call: CallLog) -> None:
+        self._games.admit(call)
 
     @unary
     async def Echo(

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
-from service import errors, metrics
+from service import auth, errors, metrics
 from service.store import StoreUnavailable
 
 log = structlog.get_logger("croupier.rpc")
@@ -33,6 +33,9 @@ class CallLog:
     outcome: str = "CANCELLED"
     reason: str | None = None
     rule_id: str | None = None
+    # The bearer token of the call's metadata (a seat credential or an operator key). Secret:
+    # never logged.
+    token: str | None = None
 
     def fail(self, error: errors.ServiceError) -> None:
         self.outcome, self.reason = error.code.name, error.reason
@@ -80,7 +83,8 @@ def unary(
         call = CallLog(handler.__name__)
         started = time.perf_counter()
         try:
-            self.admit(context)
+            call.token = auth.bearer(context.invocation_metadata())
+            self.admit(call)
             response = await handler(self, request, context, call)
             call.outcome = "OK"
             return response
@@ -106,7 +110,8 @@ def streaming(
         started = time.perf_counter()
         metrics.WATCH_STREAMS.inc()
         try:
-            self.admit(context)
+            call.token = auth.bearer(context.invocation_metadata())
+            self.admit(call)
             async for item in handler(self, request, context, call):
                 yield item
             call.outcome = "OK"

@@ -15,9 +15,9 @@ class RateLimiter:
 
     def __init__(self, rate: float, burst: float, max_keys: int = 100_000) -> None:
         self.rate, self.burst, self.max_keys = rate, burst, max_keys
-        self._buckets: OrderedDict[bytes, tuple[float, float]] = OrderedDict()
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
-    def acquire(self, key: bytes, now: float | None = None) -> float | None:
+    def acquire(self, key: str, now: float | None = None) -> float | None:
         """Take one token; None when allowed, else the seconds until a token is available."""
         if self.rate <= 0:
             return None

@@ -98,6 +98,15 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
     return max(codes, default=0)
 
 
+def _event_loop_policy() -> None:
+    """uvloop when installed (a faster event loop for the same code), else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        return
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+
+
 def main(argv: list[str] | None = None) -> None:
     settings = config.parse(argv)
     logs.configure(settings.log_format, settings.log_level)
@@ -108,6 +117,7 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(run_workers(settings, redis_url))
         if settings.metrics_port:
             metrics.serve(settings.metrics_port)
+        _event_loop_policy()
         asyncio.run(_run(settings, redis_url))
 
 

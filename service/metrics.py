@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -39,12 +40,28 @@ STORE_ERRORS = Counter(
 WATCH_STREAMS = Gauge("croupier_watch_streams", "WatchGame streams open on this process.")
 
 
+@functools.cache
+def _calls(rpc: str, game_type: str, code: str) -> Any:
+    return CALLS.labels(rpc, game_type, code)
+
+
+@functools.cache
+def _latency(rpc: str) -> Any:
+    return LATENCY.labels(rpc)
+
+
+@functools.cache
+def _store_latency(operation: str) -> Any:
+    return STORE_LATENCY.labels(operation)
+
+
 def record_call(
     rpc: str, game_type: str | None, code: str, seconds: float, rule_id: str | None
 ) -> None:
-    CALLS.labels(rpc, game_type or "", code).inc()
+    # Label children are looked up once (labels() costs more than the increment).
+    _calls(rpc, game_type or "", code).inc()
     if rpc != "WatchGame":
-        LATENCY.labels(rpc).observe(seconds)
+        _latency(rpc).observe(seconds)
     if rule_id is not None:
         ILLEGAL_MOVES.labels(game_type or "", rule_id).inc()
 
@@ -68,7 +85,7 @@ class MeasuredStore:
             STORE_ERRORS.labels(operation).inc()
             raise
         finally:
-            STORE_LATENCY.labels(operation).observe(time.perf_counter() - started)
+            _store_latency(operation).observe(time.perf_counter() - started)
 
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
         result: Snapshot | None = await self._timed("load", self._store.load(game_id, request_id))

@@ -79,9 +79,10 @@ def connect(url: str, timeout: float) -> Any:
             socket_connect_timeout=timeout,
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 6),
         )
+    # No socket timeout: each operation has one deadline of its own (RedisStore._guard), which
+    # costs less than redis-py's timeout around every read and write.
     return aioredis.Redis.from_url(
         url,
-        socket_timeout=timeout,
         socket_connect_timeout=timeout,
         retry=Retry(NoBackoff(), 0),  # fail fast: the caller gets UNAVAILABLE at once
     )
@@ -91,6 +92,8 @@ class RedisStore:
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         self.cluster = is_cluster_url(url)
         self._redis: Any = connect(url, timeout)
+        # A cluster client times out per socket and retries redirections on its own.
+        self._timeout: float | None = None if self.cluster else timeout
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
         self._create = self._redis.register_script(CREATE_SCRIPT)
         self._fanout = Fanout()
@@ -99,28 +102,36 @@ class RedisStore:
         self._supervisor: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
 
-    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
+    @asynccontextmanager
+    async def _guard(self) -> AsyncIterator[None]:
+        """One deadline for one operation; every Redis failure becomes StoreUnavailable."""
         try:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.hmget(keys.game(game_id), "v", "s")
-                if request_id:
-                    pipe.get(keys.request(game_id, request_id))
-                replies = await pipe.execute()
+            async with asyncio.timeout(self._timeout):
+                yield
         except RedisError as exc:
             raise StoreUnavailable(type(exc).__name__) from exc
-        version, data = replies[0]
+        except TimeoutError as exc:
+            raise StoreUnavailable("timeout") from exc
+
+    async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
+        async with self._guard():
+            if request_id:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    pipe.hmget(keys.game(game_id), "v", "s")
+                    pipe.get(keys.request(game_id, request_id))
+                    (version, data), record = await pipe.execute()
+            else:
+                version, data = await self._redis.hmget(keys.game(game_id), "v", "s")
+                record = None
         if version is None or data is None:
             return None
-        record = replies[1] if request_id else None
         return Snapshot(int(version), data, record)
 
     async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
-        try:
+        async with self._guard():
             await self._create(
                 keys=[keys.game(game_id), keys.log(game_id)], args=[data, ttl_seconds]
             )
-        except RedisError as exc:
-            raise StoreUnavailable(type(exc).__name__) from exc
 
     async def commit(self, commit: Commit) -> bool:
         game_id = commit.game_id
@@ -137,32 +148,24 @@ class RedisStore:
         if commit.request_id is not None and commit.record is not None:
             script_keys.append(keys.request(game_id, commit.request_id))
             args += [commit.record, commit.record_ttl_seconds]
-        try:
+        async with self._guard():
             return bool(await self._commit(keys=script_keys, args=args))
-        except RedisError as exc:
-            raise StoreUnavailable(type(exc).__name__) from exc
 
     async def read_log(self, game_id: str) -> list[bytes]:
-        try:
+        async with self._guard():
             entries: list[bytes] = await self._redis.lrange(keys.log(game_id), 0, -1)
-        except RedisError as exc:
-            raise StoreUnavailable(type(exc).__name__) from exc
         return entries
 
     async def get_create_record(self, request_id: str) -> bytes | None:
-        try:
+        async with self._guard():
             record: bytes | None = await self._redis.get(keys.create_request(request_id))
-        except RedisError as exc:
-            raise StoreUnavailable(type(exc).__name__) from exc
         return record
 
     async def put_create_record(self, request_id: str, record: bytes, ttl_seconds: int) -> bytes:
-        try:
+        async with self._guard():
             previous: bytes | None = await self._redis.set(
                 keys.create_request(request_id), record, ex=ttl_seconds, nx=True, get=True
             )
-        except RedisError as exc:
-            raise StoreUnavailable(type(exc).__name__) from exc
         return record if previous is None else previous
 
     # Notifications: sharded pub/sub (SSUBSCRIBE), one connection per Redis node, shared by
@@ -250,8 +253,9 @@ class RedisStore:
 
     async def ping(self) -> bool:
         try:
-            return bool(await self._redis.ping())
-        except RedisError:
+            async with self._guard():
+                return bool(await self._redis.ping())
+        except StoreUnavailable:
             return False
 
     async def close(self) -> None:

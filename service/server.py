@@ -122,6 +122,7 @@ async def start(settings: Settings, store: Store) -> Running:
         tls=bool(settings.tls_cert),
         operator_key=bool(settings.operator_key),
         protobuf=api_implementation.Type(),
+        event_loop=type(asyncio.get_running_loop()).__module__,
     )
     return running
 

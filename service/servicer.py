@@ -64,12 +64,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
         self._watchers = WatcherCount(settings.max_watchers_per_game)
 
-    def admit(self, context: grpc.aio.ServicerContext) -> None:
+    def admit(self, call: CallLog) -> None:
         """Refuse a call over its credential's rate (RESOURCE_EXHAUSTED with RetryInfo)."""
-        token = auth.bearer(context.invocation_metadata())
-        if token is None:
+        if call.token is None:
             return
-        wait = self._limiter.acquire(auth.credential_hash(token))
+        wait = self._limiter.acquire(call.token)
         if wait is not None:
             raise errors.resource_exhausted(
                 errors.Reason.RATE_LIMITED,
@@ -89,15 +88,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         return game, snapshot.record
 
     @staticmethod
-    def _seat(
-        game: LoadedGame, context: grpc.aio.ServicerContext, call: CallLog, *, required: bool
-    ) -> int | None:
-        credential = auth.bearer(context.invocation_metadata())
-        if credential is None:
+    def _seat(game: LoadedGame, call: CallLog, *, required: bool) -> int | None:
+        if call.token is None:
             if required:
                 raise errors.credential_missing()
             return None
-        seat = auth.seat_of(credential, game.stored.credential_hashes)
+        seat = auth.seat_of(call.token, game.stored.credential_hashes)
         call.seat = seat
         return seat
 
@@ -113,7 +109,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 "set the options of one game: " + ", ".join(GAMES),
             )
         call.game_type = game_type
-        auth.check_operator(auth.bearer(context.invocation_metadata()), self._operator_hashes)
+        auth.check_operator(call.token, self._operator_hashes)
         engine = GAMES[game_type]
         if request.seats > self._settings.max_seats:
             raise errors.resource_exhausted(
@@ -192,7 +188,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.GetGameResponse:
         call.game = game_id = _game_id(request.name)
         game, _ = await self._load(game_id, call)
-        seat = self._seat(game, context, call, required=False)
+        seat = self._seat(game, call, required=False)
         return pb.GetGameResponse(view=game.view(seat))
 
     @unary
@@ -201,7 +197,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.ListLegalMovesResponse:
         call.game = game_id = _game_id(request.name)
         game, _ = await self._load(game_id, call)
-        seat = self._seat(game, context, call, required=True)
+        seat = self._seat(game, call, required=True)
         assert seat is not None
         moves = game.engine.legal_moves(game.state, seat)
         return pb.ListLegalMovesResponse(
@@ -217,7 +213,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         request_id = request.request_id or None
         for _ in range(self._settings.max_commit_attempts):
             game, kept = await self._load(game_id, call, request_id)
-            seat = self._seat(game, context, call, required=True)
+            seat = self._seat(game, call, required=True)
             assert seat is not None
             digest = _digest(
                 seat.to_bytes(2, "big"), request.move.SerializeToString(deterministic=True)
@@ -316,7 +312,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> AsyncIterator[pb.WatchGameResponse]:
         async with self._store.watch(game_id) as notifications:
             game, _ = await self._load(game_id, call)
-            seat = self._seat(game, context, call, required=False)
+            seat = self._seat(game, call, required=False)
             yield pb.WatchGameResponse(view=game.view(seat))
             engine = game.engine
             while engine.result(game.state) is None:
