@@ -1,8 +1,11 @@
 """`croupier-play`: play a whole game through the gRPC API with bots, printing a transcript.
 
     croupier-play --game vampire_queen --players 5 --bots 5 --seed 7
+    croupier-play --game vampire_queen --players 3 --human 0 --option rounds=1
 
-Without `--target` it starts a server of its own. The same seed prints the same game.
+Without `--target` it starts a server of its own. The same seed prints the same game. With
+`--human SEAT` a person plays that seat in the terminal against bots (see `croupier.human`).
+`--option KEY=VALUE` sets a field of the game's options message (repeatable).
 """
 
 from __future__ import annotations
@@ -11,13 +14,15 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator, Sequence
-from typing import TextIO
+from typing import TextIO, cast
 
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from croupier.bots import RandomBot
 from croupier.client import Croupier
 from croupier.errors import CroupierError
+from croupier.human import play_human
 from croupier.local import LocalServer
 from croupier.render import describe_event, describe_table
 from croupier.v1 import game_service_pb2 as pb
@@ -32,6 +37,70 @@ def options_for(game: str) -> Message:
     request = pb.CreateGameRequest()
     options: Message = getattr(request, field.name)
     return type(options)()
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def _scalar(field: FieldDescriptor, text: str) -> object:
+    """`text` as a value of `field` (a bool, a number, a string, or an enum by name or number)."""
+    text = text.strip()
+    if field.cpp_type == FieldDescriptor.CPPTYPE_BOOL:
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise ValueError(f"{field.name} is true or false, not {text!r}")
+    if field.cpp_type == FieldDescriptor.CPPTYPE_ENUM:
+        values = field.enum_type.values if field.enum_type else []
+        if text.lstrip("-").isdigit():
+            return int(text)
+        for value in values:
+            if value.name == text.upper() or value.name.endswith("_" + text.upper()):
+                return value.number
+        choices = ", ".join(value.name for value in values if value.number)
+        raise ValueError(f"{field.name} is one of {choices}, not {text!r}")
+    if field.cpp_type in (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE):
+        return float(text)
+    if field.cpp_type == FieldDescriptor.CPPTYPE_STRING:
+        return text
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise ValueError(f"{field.name} is a whole number, not {text!r}") from None
+
+
+def set_option(options: Message, assignment: str) -> None:
+    """Apply `KEY=VALUE` to a game's options message: a scalar or enum field (`rounds=1`,
+    `deal_all=true`), a repeated one with commas (`rows=K,J,Q`), a nested one with dots
+    (`deck.rainbows=2`). Raises ValueError with a readable message."""
+    key, sep, text = assignment.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ValueError(f"write --option KEY=VALUE (e.g. rounds=1), not {assignment!r}")
+    target = options
+    *path, last = key.split(".")
+    for part in path:
+        inner = target.DESCRIPTOR.fields_by_name.get(part)
+        if inner is None or inner.message_type is None or inner.is_repeated:
+            raise ValueError(f"{key}: {part!r} is not a message field of {target.DESCRIPTOR.name}")
+        target = getattr(target, part)
+    field = cast(FieldDescriptor | None, target.DESCRIPTOR.fields_by_name.get(last))
+    if field is None:
+        known = ", ".join(target.DESCRIPTOR.fields_by_name)
+        raise ValueError(f"{target.DESCRIPTOR.name} has no field {last!r} (fields: {known})")
+    if field.message_type is not None:
+        raise ValueError(f"{key} is a message: set its fields as {key}.FIELD=VALUE")
+    try:
+        if field.is_repeated:
+            values = getattr(target, last)
+            del values[:]
+            values.extend(_scalar(field, item) for item in text.split(",") if item.strip())
+        else:
+            setattr(target, last, _scalar(field, text))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"--option {assignment}: {error}") from None
 
 
 @contextlib.contextmanager
@@ -50,10 +119,14 @@ def play(
     seed: int | None,
     out: TextIO,
     names: Sequence[str] = (),
+    options: Message | None = None,
 ) -> pb.GameView:
-    """Play one game to the end with random bots on every seat; print the transcript."""
+    """Play one game to the end with random bots on every seat; print the transcript.
+    `options`: the game's options message (default: its defaults)."""
     names = list(names) or [f"P{seat}" for seat in range(players)]
-    created = croupier.create(options_for(game), players, display_names=names, seed=seed)
+    if options is None:
+        options = options_for(game)
+    created = croupier.create(options, players, display_names=names, seed=seed)
     credentials = list(created.seat_credentials)
     bot = RandomBot(seed if seed is not None else 0)
     print(f"{game}: {players} players ({', '.join(names)}), seed {seed}", file=out)
@@ -93,25 +166,80 @@ def print_result(view: pb.GameView, names: Sequence[str], out: TextIO) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="croupier-play", description=__doc__.splitlines()[0])
     parser.add_argument("--game", required=True, choices=GAME_IDS)
-    parser.add_argument("--players", type=int, help="number of seats (default: --bots)")
-    parser.add_argument("--bots", type=int, help="seats played by bots (default: all)")
+    parser.add_argument(
+        "--players", type=int, help="number of seats (default: --bots, +1 with --human)"
+    )
+    parser.add_argument(
+        "--bots", type=int, help="seats played by bots (default: all, or all but the --human seat)"
+    )
+    parser.add_argument(
+        "--human",
+        type=int,
+        metavar="SEAT",
+        help="play this seat (0-based) yourself in the terminal",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a field of the game's options, e.g. rounds=1 (repeatable)",
+    )
     parser.add_argument("--seed", type=int, help="seed of the game and the bots")
     parser.add_argument("--target", help="host:port of a running server (default: start one)")
     parser.add_argument("--names", help="comma-separated display names")
     args = parser.parse_args(argv)
-    players = args.players or args.bots
+    human: int | None = args.human
+    players = args.players or (args.bots + (human is not None) if args.bots is not None else None)
     if players is None:
         parser.error("give --players (and optionally --bots)")
-    bots = players if args.bots is None else args.bots
-    if bots != players:
-        parser.error("every seat must be a bot: give --bots equal to --players")
+    if human is None:
+        bots = players if args.bots is None else args.bots
+        if bots != players:
+            parser.error(
+                "every seat must be a bot: give --bots equal to --players"
+                " (or --human SEAT to play one seat yourself)"
+            )
+    else:
+        if not 0 <= human < players:
+            parser.error(f"--human is a seat from 0 to {players - 1} (seats are 0-based)")
+        bots = players - 1 if args.bots is None else args.bots
+        if bots != players - 1:
+            parser.error(
+                f"with --human every other seat is a bot: give --bots {players - 1}"
+                " (--players minus one) or leave --bots out"
+            )
     names = args.names.split(",") if args.names else []
+    options = options_for(args.game)
+    for assignment in args.option:
+        try:
+            set_option(options, assignment)
+        except ValueError as error:
+            parser.error(str(error))
     try:
         with _target(args.target) as target, Croupier(target) as croupier:
-            play(croupier, args.game, players, args.seed, sys.stdout, names)
+            if human is None:
+                play(croupier, args.game, players, args.seed, sys.stdout, names, options)
+                return
+            view = play_human(
+                croupier,
+                args.game,
+                options,
+                players,
+                human,
+                args.seed,
+                sys.stdin,
+                sys.stdout,
+                names,
+            )
+            if view is not None:
+                print_result(view, names or [f"P{seat}" for seat in range(players)], sys.stdout)
     except CroupierError as error:
         print(f"croupier-play: {error}", file=sys.stderr)
         raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        print("\ncroupier-play: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

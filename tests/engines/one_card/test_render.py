@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 from croupier.render import one_card as render
 from croupier.v1.game_service_pb2 import GameView
-from croupier.v1.one_card_pb2 import OneCardColor, OneCardEvent, OneCardOptions
+from croupier.v1.one_card_pb2 import OneCardColor, OneCardEvent, OneCardOptions, OneCardState
 from engines.one_card import ENGINE
 
-from .helpers import card, catch_move, play, position
+from .helpers import CALL, DRAW, card, catch_move, play, play_move, position
 
 Event = OneCardEvent
 NAMES = ["Ann", "Ben", "Cat"]
@@ -129,3 +131,52 @@ def test_describe_table() -> None:
     ENGINE.apply(state, 2, catch_move(0))
     view.one_card.CopyFrom(ENGINE.view(state, None))
     assert "not called" not in (render.describe_table(view) or "")
+
+
+def seat_view(state: OneCardState, seat: int) -> GameView:
+    view = GameView(game_type="one_card", display_names=NAMES, viewer_seat=seat)
+    view.one_card.CopyFrom(ENGINE.view(state, seat))
+    return view
+
+
+def test_moves_read_as_one_line_each() -> None:
+    """The terminal table's list of moves: cards, a named colour, the call, draw, catch."""
+    assert render.describe_move(play_move("R5"), NAMES) == "play red 5"
+    assert (
+        render.describe_move(play_move("W", "B", call=True), NAMES)
+        == 'play Rainbow naming blue and call "One Card"'
+    )
+    assert render.describe_move(play_move("G3 G7"), NAMES) == "play green 3, then green 7"
+    assert render.describe_move(DRAW, NAMES) == "draw"
+    assert render.describe_move(CALL, NAMES) == 'call "One Card"'
+    assert render.describe_move(catch_move(2), NAMES) == "catch Cat"
+
+
+def test_seat_shows_the_hand_the_attack_and_the_catch() -> None:
+    state = position(["R1 Y1", "R3 B+2", "R5 G6"], "R+2", under="B2", attack=2, current=1)
+    text = render.describe_seat(seat_view(state, 1))
+    assert "You face an attack of +2: defend with an attack card, or draw 2 cards" in text
+    assert text.endswith("Your hand: red 3, blue +2")
+    state = position(["R1 Y1", "R3 G4", "R5 G6"], "R9", draw="B1 B2")
+    play(state, 0, "R1")
+    assert "call before a catch" in render.describe_seat(seat_view(state, 0))
+    assert "Ann has one card" in render.describe_seat(seat_view(state, 2))
+
+
+def test_every_legal_move_has_its_own_line() -> None:
+    """Different moves never read the same, and every decision shows the mover's hand."""
+    chooser = random.Random(8)
+    for seed in range(2):
+        state, _ = ENGINE.new_game(OneCardOptions(), 3, seed)
+        for _ in range(400):
+            active = ENGINE.active_seats(state)
+            if not active:
+                break
+            for seat in active:
+                moves = ENGINE.legal_moves(state, seat)
+                lines = [render.describe_move(m, NAMES) for m in moves]
+                assert len(set(lines)) == len(lines), lines
+                assert all(line and "?" not in line for line in lines), lines
+                assert "Your hand: " in render.describe_seat(seat_view(state, seat))
+            seat = chooser.choice(active)
+            ENGINE.apply(state, seat, chooser.choice(ENGINE.legal_moves(state, seat)))

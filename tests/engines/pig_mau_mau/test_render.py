@@ -13,12 +13,25 @@ from croupier.v1.pig_mau_mau_pb2 import PigMauMauEvent, PigMauMauOptions, PigMau
 from engines.pig_mau_mau import ENGINE
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
+    BET,
     BLACK,
+    BROWN,
+    DECLINE,
+    DRAW,
+    END_STEPS,
+    FARMER_A,
+    MAU,
     PINK,
+    STEPS,
+    bet,
     first,
     num,
+    p2,
     play,
     position,
+    step,
+    tired,
+    x,
 )
 
 NAMES = ["Anna", "Bernd", "Christine", "Dora", "Emil"]
@@ -97,3 +110,71 @@ def test_a_whole_transcript_renders(seats: int) -> None:
         assert "F" in table(state, seats)
     assert {"card_played", "pig_moved", "race_ended", "game_ended"} <= seen
     assert render.describe_event(PigMauMauEvent(), NAMES) == []
+
+
+def seat_view(state: PigMauMauState, seat: int) -> GameView:
+    seats = len(state.hands)
+    view = GameView(
+        game_type="pig_mau_mau", seats=seats, display_names=NAMES[:seats], viewer_seat=seat
+    )
+    view.pig_mau_mau.CopyFrom(ENGINE.view(state, seat))
+    return view
+
+
+def test_moves_read_as_one_line_each() -> None:
+    """The terminal table's list of moves: cards with their pig, colour and call; the +2 draw,
+    the steps back, the bets."""
+    assert render.describe_move(play(num(PINK, 5)), NAMES) == "play pink 5"
+    assert (
+        render.describe_move(play(tired(BEIGE), pig=BLACK), NAMES)
+        == "play Tired Pig (beige), moving the black pig forward 3"
+    )
+    assert (
+        render.describe_move(play(FARMER_A, color=BROWN, call=MAU), NAMES)
+        == 'play Farmer naming brown, calling "Mau"'
+    )
+    assert render.describe_move(play(x(BLACK)), NAMES) == "play black X"
+    assert render.describe_move(play(p2(BROWN)), NAMES) == "play brown +2"
+    assert render.describe_move(DRAW, NAMES) == "draw the pending +2 total"
+    assert render.describe_move(step(PINK), NAMES) == "step pink back"
+    assert render.describe_move(END_STEPS, NAMES) == "stop moving pigs back"
+    assert render.describe_move(bet(BROWN), NAMES) == "bet on brown"
+    assert render.describe_move(DECLINE, NAMES) == "do not bet"
+
+
+def test_seat_shows_the_hand_the_bet_and_the_step() -> None:
+    state = position(
+        hands=[[num(PINK, 3), p2(BLACK)], [num(PINK, 2)]],
+        top=p2(PINK),
+        pending=2,
+        bets=[(1, BEIGE), (0, BROWN)],
+    )
+    text = render.describe_seat(seat_view(state, 0))
+    assert "You face +2: stack a +2 on it, or draw 2" in text
+    assert "Your bet: brown (slot 2 of the row)" in text
+    assert text.endswith("Your hand: pink 3, black +2")
+    steps = position(hands=[[num(PINK, 3)], [num(PINK, 2)]], top=num(PINK, 5), phase=STEPS, steps=2)
+    assert "2 step(s) left" in render.describe_seat(seat_view(steps, 0))
+    betting = position(hands=[[num(PINK, 3)], [num(PINK, 2)]], top=num(PINK, 5), phase=BET)
+    assert "Your bet: none" in render.describe_seat(seat_view(betting, 0))
+    assert "you may bet on a pig" in render.describe_seat(seat_view(betting, 0))
+
+
+def test_every_legal_move_has_its_own_line() -> None:
+    """Moves that read the same are only copies of one card (the Farmers); every decision shows
+    the mover's hand."""
+    chooser = random.Random(8)
+    for seed in range(2):
+        state, _ = ENGINE.new_game(PigMauMauOptions(mau=True), 3, seed=seed)
+        while ENGINE.result(state) is None:
+            seat = state.turn
+            moves = ENGINE.legal_moves(state, seat)
+            lines = [render.describe_move(m, NAMES) for m in moves]
+            assert all(line and "?" not in line for line in lines), lines
+            same: dict[str, set[str]] = {}
+            for line, move in zip(lines, moves, strict=True):
+                card = render.card(render.card_of_code(move.play.card))
+                same.setdefault(line, set()).add(f"{move.WhichOneof('kind')} {card}")
+            assert all(len(kinds) == 1 for kinds in same.values()), lines
+            assert "Your hand: " in render.describe_seat(seat_view(state, seat))
+            ENGINE.apply(state, seat, chooser.choice(moves))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 from croupier.render import trinity as render
 from croupier.v1.game_service_pb2 import GameView
-from croupier.v1.trinity_pb2 import TRINITY_ROW_K, TrinityEvent, TrinityState
+from croupier.v1.trinity_pb2 import TRINITY_ROW_K, TrinityEvent, TrinityOptions, TrinityState
 from engines.trinity import ENGINE
 from tests.engines.trinity.helpers import (
     c,
@@ -14,6 +16,10 @@ from tests.engines.trinity.helpers import (
     place,
     play,
     position,
+    reveal,
+    skip,
+    swap,
+    target,
     use,
 )
 
@@ -82,3 +88,64 @@ def test_events_are_readable() -> None:
     assert render.describe_event(pushed, NAMES) == [
         "Cy places K♠ in K1, pushing 10♦ off K4 onto the discard pile"
     ]
+
+
+def seat_view(state: TrinityState, seat: int) -> GameView:
+    view = GameView(game_type="trinity", seats=3, display_names=NAMES, viewer_seat=seat)
+    view.trinity.CopyFrom(ENGINE.view(state, seat))
+    return view
+
+
+def test_moves_read_as_one_line_each() -> None:
+    """The terminal table's list of moves: each step of an action, with what a used card does."""
+    names = NAMES
+    assert render.describe_move(place("J♦"), names) == (
+        "place J♦ in slot 1 of your row (pushing right)"
+    )
+    assert render.describe_move(use("7♣"), names) == "use 7♣ (discard a card from your row)"
+    assert render.describe_move(use("A♦"), names) == (
+        "use A♦ (move a card of your row to the rightmost occupied slot, and/or swap a card of"
+        " your row with any card of another row)"
+    )
+    assert render.describe_move(use("colour joker"), names) == (
+        "use colour joker (give a hand card to the player on your right)"
+    )
+    assert render.describe_move(discard_two("5♠"), names) == "pass: discard 5♠ and one more card"
+    assert render.describe_move(target(2), names) == "choose slot 2 of your row"
+    assert render.describe_move(reveal("9♥"), names) == "reveal 9♥ from your hand"
+    assert render.describe_move(skip(), names) == "skip this effect"
+    assert render.describe_move(swap(2, "Q3"), names) == "swap slot 2 of your row with Q3"
+    assert render.describe_move(discard("4♦"), names) == "discard 4♦"
+    assert render.describe_move(give("8♠"), names) == "give 8♠"
+
+
+def test_seat_shows_the_board_mid_action_and_the_hand() -> None:
+    state = position(
+        hands=[["J♦", "2♣", "3♣", "4♣"], ["6♣", "7♣"], ["8♣", "9♣"]], board={"J1": "9♥"}
+    )
+    text = render.describe_seat(seat_view(state, 0))
+    assert "Ann chooses an action" in text
+    assert "Your row: J" in text
+    assert text.endswith("Your hand: J♦, 2♣, 3♣, 4♣")
+    assert " J  9♥" not in text  # the table shows the board between actions
+    play(state, 0, place("J♦"))
+    text = render.describe_seat(seat_view(state, 0))
+    assert " J  J♦" in text  # mid-action, the board comes with the seat's part
+    assert "Ann discards one more hand card to end the action" in text
+
+
+def test_every_legal_move_has_its_own_line() -> None:
+    """Different moves never read the same, and every decision shows the mover's hand."""
+    chooser = random.Random(8)
+    for seed in range(3):
+        state, _ = ENGINE.new_game(TrinityOptions(), 3, seed=seed)
+        while ENGINE.result(state) is None:
+            active = ENGINE.active_seats(state)
+            for seat in active:
+                moves = ENGINE.legal_moves(state, seat)
+                lines = [render.describe_move(m, NAMES) for m in moves]
+                assert len(set(lines)) == len(lines), lines
+                assert all(line and "?" not in line for line in lines), lines
+                assert "Your hand: " in render.describe_seat(seat_view(state, seat))
+            seat = chooser.choice(active)
+            ENGINE.apply(state, seat, chooser.choice(ENGINE.legal_moves(state, seat)))

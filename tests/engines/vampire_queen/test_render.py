@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import random
 
-from croupier.render.vampire_queen import describe_event, describe_table
+from croupier.render.vampire_queen import (
+    describe_event,
+    describe_move,
+    describe_seat,
+    describe_table,
+)
 from croupier.v1.game_service_pb2 import GameView
-from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
+from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions, VampireQueenState
 from engines.vampire_queen import ENGINE
+from engines.vampire_queen.cards import typed
 from tests.engines.vampire_queen.helpers import H20, Events, Q, pass_, play, position
 
 NAMES = ["Oseop", "Anseok", "Jihun", "Yeongju", "Jeonghui"]
@@ -71,3 +77,54 @@ def test_phase_and_table_lines() -> None:
     table = describe_table(view)
     assert table is not None
     assert "Oseop 1" in table
+
+
+def seat_view(state: VampireQueenState, seat: int) -> GameView:
+    view = GameView(game_type="vampire_queen", display_names=NAMES, viewer_seat=seat)
+    view.vampire_queen.CopyFrom(ENGINE.view(state, seat))
+    return view
+
+
+def test_moves_read_as_one_line_each() -> None:
+    """The terminal table's list of moves: the cards, what they count as, a hunt, a pass."""
+    move = VampireQueenMove
+
+    def described(*cards: int) -> str:
+        return describe_move(move(play=move.PlayCards(cards=typed(cards))), NAMES)
+
+    assert described(11, Q, 11) == "play 11 11 Queen (three 11s)"
+    assert described(Q, Q) == "play Queen Queen (two Queens)"
+    assert described(7) == "play 7"
+    assert described(Q) == "play Queen"
+    assert described(H20) == "play Hunter 20 (lead a hunt)"
+    assert describe_move(move(pass_turn=move.Pass()), NAMES) == "pass"
+
+
+def test_seat_shows_the_hand_and_what_to_beat() -> None:
+    state = position([[6, 6, 6, 2], [10, 10, 10, 4], [1, 7], [11, 11, 11, 8], [12, 13]])
+    play(state, 0, 6, 6, 6)
+    text = describe_seat(seat_view(state, 1))
+    assert "Phase led by Oseop: Oseop 6 6 6" in text
+    assert "to beat: three 6s; play three cards of a higher rank, or pass" in text
+    assert "Cards in hand: Oseop 1, Anseok 4" in text
+    assert text.endswith("Your hand: 4 10 10 10")
+    hunt = position([[H20, 5], [2, 7], [1, 9]])
+    play(hunt, 0, H20)
+    text = describe_seat(seat_view(hunt, 1))
+    assert "HUNT led by Oseop: Oseop Hunter 20" in text
+    assert "everyone plays one card" in text
+
+
+def test_every_legal_move_has_its_own_line() -> None:
+    """Different moves never read the same, and every decision shows the mover's hand."""
+    chooser = random.Random(8)
+    for seed in range(2):
+        state, _ = ENGINE.new_game(VampireQueenOptions(rounds=1), 4, seed=seed)
+        while not state.over:
+            seat = state.turn
+            moves = ENGINE.legal_moves(state, seat)
+            lines = [describe_move(m, NAMES) for m in moves]
+            assert len(set(lines)) == len(lines), lines
+            assert all(line and "?" not in line for line in lines), lines
+            assert "Your hand: " in describe_seat(seat_view(state, seat))
+            ENGINE.apply(state, seat, chooser.choice(moves))

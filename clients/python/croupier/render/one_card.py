@@ -1,6 +1,7 @@
 """Readable transcript lines for Tobot One Card: discards with the named colours, attack chains
 with their running totals, Jumps and U-turns, draws, "One Card" calls and catches, each game's
-result and the match score."""
+result and the match score; for the terminal table, one line per legal move and the viewer's own
+part of the view."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from croupier.v1.one_card_pb2 import (
     OneCardCardType,
     OneCardColor,
     OneCardEvent,
+    OneCardMove,
 )
 
 Event = OneCardEvent
@@ -186,3 +188,57 @@ def describe_table(view: GameView) -> str | None:
     if v.HasField("catchable_seat"):
         parts.append(f"{_name(names, v.catchable_seat)} has not called One Card!")
     return "  [" + " | ".join(parts) + "]"
+
+
+def describe_move(move: OneCardMove, names: Sequence[str]) -> str:
+    """One line for a legal move: `play red 5`, `play Rainbow naming blue and call "One Card"`,
+    `play green 3, then green 7` (a Quatran answer), `draw`, `call "One Card"`, `catch P2`."""
+    kind = move.WhichOneof("kind")
+    if kind == "play":
+        p = move.play
+        text = "play " + ", then ".join(card_name(card) for card in p.cards)
+        if p.color:
+            text += f" naming {_COLOR.get(p.color, '?')}"
+        if p.call_one_card:
+            text += ' and call "One Card"'
+        return text
+    if kind == "draw":
+        return "draw"
+    if kind == "call_one_card":
+        return 'call "One Card"'
+    if kind == "catch":
+        return f"catch {_name(names, move.catch.seat)}"
+    return "(no move)"
+
+
+def describe_seat(view: GameView) -> str:
+    """The viewer's own part and what a decision needs: an attack or a Quatran the viewer
+    faces, a missed "One Card" call that can be caught, the match score, and the hand."""
+    v = view.one_card
+    names = list(view.display_names)
+    me = view.viewer_seat if view.HasField("viewer_seat") else None
+    lines = []
+    if v.wins_to_match > 1:
+        wins = ", ".join(f"{_name(names, seat)} {won}" for seat, won in enumerate(v.wins))
+        lines.append(f"Game {v.game_number}; games won: {wins} (the match needs {v.wins_to_match})")
+    if not v.over and me == v.current_seat:
+        if v.pending_attack:
+            lines.append(
+                f"You face an attack of +{v.pending_attack}: defend with an attack card, or draw"
+                f" {_count(v.pending_attack)}"
+            )
+        elif v.quatran_color:
+            lines.append(
+                f"Quatran: discard two {_COLOR.get(v.quatran_color, '?')} numbers, or draw 2"
+            )
+    if v.HasField("catchable_seat"):
+        if v.catchable_seat == me:
+            lines.append('You have one card and have not called "One Card": call before a catch!')
+        else:
+            lines.append(
+                f'{_name(names, v.catchable_seat)} has one card and has not called "One Card":'
+                " any other player may catch them (they draw 2)"
+            )
+    if me is not None:
+        lines.append(f"Your hand: {_cards(v.hand)}")
+    return "\n".join(lines)

@@ -1,6 +1,7 @@
 """Readable transcript lines for Pig Mau Mau: one or more lines per event, and after each move a
 picture of the race track (pigs and finish), the discard pile, the hands' sizes, the bet row
-(face-down bets as `?`) and the scores."""
+(face-down bets as `?`) and the scores; for the terminal table, one line per legal move and the
+viewer's own part of the view."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauCard,
     PigMauMauCardKind,
     PigMauMauEvent,
+    PigMauMauMove,
+    PigMauMauPhase,
     PigMauMauView,
 )
 
@@ -201,4 +204,83 @@ def describe_table(view: GameView) -> str | None:
         doing = {2: "moves pigs back", 3: "may bet"}.get(int(v.phase), "to play")
         extra = f" ({v.steps_left} step(s) left)" if v.steps_left else ""
         lines.append(f"Next: {_name(names, v.turn)} {doing}{extra}")
+    return "\n".join(lines)
+
+
+def card_of_code(code: int) -> PigMauMauCard:
+    """Decode a card code (as in moves) by the encoding at the top of pig_mau_mau.proto."""
+    kinds = PigMauMauCardKind
+    if 0 <= code <= 23:
+        return PigMauMauCard(
+            code=code,
+            kind=kinds.PIG_MAU_MAU_CARD_KIND_NUMBER,
+            color=PigColor.ValueType(code // 6 + 1),
+            number=code % 6 + 1,
+        )
+    for first, kind in (
+        (24, kinds.PIG_MAU_MAU_CARD_KIND_SKIP),
+        (28, kinds.PIG_MAU_MAU_CARD_KIND_PLUS_TWO),
+        (32, kinds.PIG_MAU_MAU_CARD_KIND_TIRED_PIG),
+    ):
+        if first <= code < first + 4:
+            return PigMauMauCard(code=code, kind=kind, color=PigColor.ValueType(code - first + 1))
+    if 36 <= code <= 38:
+        return PigMauMauCard(code=code, kind=kinds.PIG_MAU_MAU_CARD_KIND_FARMER)
+    return PigMauMauCard(code=code)
+
+
+def describe_move(move: PigMauMauMove, names: Sequence[str]) -> str:
+    """One line for a legal move: `play pink 5`, `play Tired Pig (beige), moving the brown pig
+    forward 3`, `play Farmer naming black, calling "Mau"`, `draw the pending +2 total`,
+    `step pink back`, `stop moving pigs back`, `bet on brown`, `do not bet`."""
+    kind = move.WhichOneof("kind")
+    if kind == "play":
+        p = move.play
+        text = f"play {card(card_of_code(p.card))}"
+        if p.pig:
+            text += f", moving the {colour(p.pig)} pig forward 3"
+        if p.color:
+            text += f" naming {colour(p.color)}"
+        if p.call in _CALLS:
+            text += f', calling "{_CALLS[p.call]}"'
+        return text
+    if kind == "draw":
+        return "draw the pending +2 total"
+    if kind == "step_back":
+        return f"step {colour(move.step_back.pig)} back"
+    if kind == "end_steps":
+        return "stop moving pigs back"
+    if kind == "place_bet":
+        return f"bet on {colour(move.place_bet.color)}"
+    if kind == "decline_bet":
+        return "do not bet"
+    return "(no move)"
+
+
+def describe_seat(view: GameView) -> str:
+    """The viewer's own part and what a decision needs: a +2 total the viewer faces, the steps
+    back left, the betting step, the `mau` calls, the viewer's bet and hand."""
+    v = view.pig_mau_mau
+    me = view.viewer_seat if view.HasField("viewer_seat") else None
+    lines = []
+    mine = me is not None and v.HasField("turn") and v.turn == me
+    if mine and v.phase == PigMauMauPhase.PIG_MAU_MAU_PHASE_PLAY and v.pending_draw:
+        lines.append(f"You face +{v.pending_draw}: stack a +2 on it, or draw {v.pending_draw}")
+    elif mine and v.phase == PigMauMauPhase.PIG_MAU_MAU_PHASE_STEPS:
+        lines.append(f"You may move pigs back one space at a time: {v.steps_left} step(s) left")
+    elif mine and v.phase == PigMauMauPhase.PIG_MAU_MAU_PHASE_BET:
+        lines.append(
+            "You drew: you may bet on a pig (or change your bet: it moves to the end of the"
+            " row), or not bet"
+        )
+    if v.mau:
+        lines.append('Calls are required: "Mau" leaving one card, "Mau Mau" playing the last')
+    if me is not None:
+        if v.my_bet:
+            slot = next((i for i, b in enumerate(v.bet_row, 1) if b.seat == me), 0)
+            where = f" (slot {slot} of the row)" if slot else ""
+            lines.append(f"Your bet: {colour(v.my_bet)}{where}")
+        else:
+            lines.append("Your bet: none")
+        lines.append("Your hand: " + (", ".join(card(c) for c in v.hand) or "empty"))
     return "\n".join(lines)

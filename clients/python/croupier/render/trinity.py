@@ -1,5 +1,6 @@
 """Readable transcript lines for Trinity (삼위일체): events naming cards as `J♦`, `10♣`, `colour
-joker`, and the board as a 3x4 grid after every turn.
+joker`, and the board as a 3x4 grid after every turn; for the terminal table, one line per legal
+move and the viewer's own part of the view.
 
 Card codes (see protos/croupier/v1/trinity.proto): 0 none, 1..52 = 1 + 13 * suit + (rank - 2)
 with suits ♠ ♥ ♦ ♣ and ranks 2..14 (J 11, Q 12, K 13, A 14), 53 colour joker, 54
@@ -18,8 +19,14 @@ from croupier.v1.trinity_pb2 import (
     TRINITY_OUTCOME_WON,
     TRINITY_PART_SUIT_EFFECT,
     TRINITY_STEP_ACTION,
+    TRINITY_STEP_DISCARD,
+    TRINITY_STEP_GIFT,
+    TRINITY_STEP_GIFT_DISCARD,
+    TRINITY_STEP_SUIT_EFFECT,
+    TRINITY_STEP_SWAP,
     TRINITY_STEP_UNSPECIFIED,
     TrinityEvent,
+    TrinityMove,
 )
 
 SUITS = ("♠", "♥", "♦", "♣")
@@ -121,12 +128,10 @@ def _grid_name(code: int) -> str:
     return GRID_NAMES.get(code) or card_name(code)
 
 
-def describe_table(view: GameView) -> str | None:
-    """The board as a 3x4 grid, with hands, deck and discard pile, after every complete turn
-    (and when the game ends); None in the middle of an action."""
+def _grid(view: GameView) -> list[str]:
+    """The board as a 3x4 grid with each row's owner, the hands, the deck and the discard pile,
+    and the shared result once the game is over."""
     table = view.trinity
-    if table.step not in (TRINITY_STEP_ACTION, TRINITY_STEP_UNSPECIFIED):
-        return None
     names = list(view.display_names)
     width = max([len(_grid_name(code)) for row in table.board for code in row.slots] + [3])
     header = "    " + " ".join(f"{slot:<{width}}" for slot in range(1, 5))
@@ -142,4 +147,104 @@ def describe_table(view: GameView) -> str | None:
     lines.append(f" deck: {table.deck_size}  discard pile: {len(table.discard_pile)} (top {top})")
     if table.outcome != TRINITY_OUTCOME_UNSPECIFIED:
         lines.append(f" result: {OUTCOMES.get(table.outcome, 'over')}")
+    return lines
+
+
+def describe_table(view: GameView) -> str | None:
+    """The board as a 3x4 grid, with hands, deck and discard pile, after every complete turn
+    (and when the game ends); None in the middle of an action."""
+    if view.trinity.step not in (TRINITY_STEP_ACTION, TRINITY_STEP_UNSPECIFIED):
+        return None
+    return "\n".join(_grid(view))
+
+
+# What using a card does (TR-4), for the list of moves.
+_SUIT_EFFECTS = (
+    "reveal a hand card",  # ♠
+    "move a card of your row to the leftmost occupied slot",  # ♥
+    "move a card of your row to the rightmost occupied slot",  # ♦
+    "discard a card from your row",  # ♣
+)
+
+
+def _use_effect(code: int) -> str:
+    if code == 53:
+        return "give a hand card to the player on your right"
+    if code == 54:
+        return "give a hand card to the player on your left"
+    if not 1 <= code <= 52:
+        return "?"
+    effect = _SUIT_EFFECTS[(code - 1) // 13]
+    rank = (code - 1) % 13 + 2
+    if rank == 10:
+        effect += ", and/or swap a card of your row with the same slot of another row"
+    elif rank == 14:
+        effect += ", and/or swap a card of your row with any card of another row"
+    return effect
+
+
+def describe_move(move: TrinityMove, names: Sequence[str]) -> str:
+    """One line for a legal move: `place J♦ in slot 1 of your row`, `use 7♣ (discard a card
+    from your row)`, `pass: discard 5♠ and one more card`, `choose slot 2 of your row`,
+    `reveal 9♥`, `skip this effect`, `swap slot 2 of your row with Q3`, `discard 4♦`,
+    `give 8♠`."""
+    kind = move.WhichOneof("kind")
+    if kind == "place":
+        return f"place {card_name(move.place.card)} in slot 1 of your row (pushing right)"
+    if kind == "use":
+        return f"use {card_name(move.use.card)} ({_use_effect(move.use.card)})"
+    if kind == "discard_two":
+        return f"pass: discard {card_name(move.discard_two.card)} and one more card"
+    if kind == "target_slot":
+        return f"choose slot {move.target_slot.slot} of your row"
+    if kind == "reveal":
+        return f"reveal {card_name(move.reveal.card)} from your hand"
+    if kind == "skip":
+        return "skip this effect"
+    if kind == "swap":
+        s = move.swap
+        other = f"{ROW_LETTERS.get(s.other_row, '?')}{s.other_slot}"
+        return f"swap slot {s.own_slot} of your row with {other}"
+    if kind == "discard":
+        return f"discard {card_name(move.discard.card)}"
+    if kind == "give":
+        return f"give {card_name(move.give.card)}"
+    return "(no move)"
+
+
+def describe_seat(view: GameView) -> str:
+    """The viewer's own part and what a decision needs: the board mid-action (the table shows
+    it after each turn), what the game waits for, the card given by a joker, and the viewer's
+    row and hand (with the cards revealed by a Spade)."""
+    table = view.trinity
+    names = list(view.display_names)
+    lines = [] if describe_table(view) is not None else _grid(view)
+    turn = _who(names, table.turn)
+    using = card_name(table.using_card)
+    step = table.step
+    if step == TRINITY_STEP_ACTION:
+        lines.append(f"{turn} chooses an action: place a card, use a card, or pass")
+    elif step == TRINITY_STEP_SUIT_EFFECT:
+        lines.append(f"{turn} uses {using}: choose its suit effect's target")
+    elif step == TRINITY_STEP_SWAP:
+        lines.append(f"{turn} uses {using}: choose its swap")
+    elif step == TRINITY_STEP_DISCARD:
+        lines.append(f"{turn} discards one more hand card to end the action")
+    elif step == TRINITY_STEP_GIFT:
+        lines.append(f"{turn} uses the {using}: choose the card to give")
+    elif step == TRINITY_STEP_GIFT_DISCARD and table.HasField("gift_receiver"):
+        receiver = _who(names, table.gift_receiver)
+        lines.append(f"{receiver} received a card from {turn} and discards another card")
+    if table.revealed_now:
+        lines.append(f"{card_name(table.revealed_now)} was revealed now and may not be discarded")
+    if table.gift_card:
+        lines.append(f"The card given: {card_name(table.gift_card)} (it may not be discarded)")
+    if view.HasField("viewer_seat"):
+        me = view.viewer_seat
+        for seat in table.seats:
+            if seat.seat == me:
+                lines.append(f"Your row: {ROW_LETTERS.get(seat.row, '?')}")
+                if seat.revealed:
+                    lines.append(f"Revealed from your hand: {cards_text(seat.revealed)}")
+        lines.append(f"Your hand: {cards_text(table.hand) or 'empty'}")
     return "\n".join(lines)

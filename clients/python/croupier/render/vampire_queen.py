@@ -1,5 +1,6 @@
 """Readable transcript lines for Vampire Queen: who led, who played what or passed, hunts and
-who took their cards, who won each phase, round penalties and the final totals.
+who took their cards, who won each phase, round penalties and the final totals; and, for the
+terminal table, one line per legal move and the viewer's own part of the view.
 
 Cards are written by their number (1..13), `Queen`, `Hunter 15` and `Hunter 20`.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from croupier.v1.game_service_pb2 import GameView
-from croupier.v1.vampire_queen_pb2 import VampireQueenEvent
+from croupier.v1.vampire_queen_pb2 import VampireQueenEvent, VampireQueenMove, VampireQueenPhase
 
 _QUEEN = 14
 _CARD_NAMES = {_QUEEN: "Queen", 15: "Hunter 15", 20: "Hunter 20"}
@@ -124,3 +125,79 @@ def describe_table(view: GameView) -> str | None:
         holders.append(f"Hunter 20: {_name(names, table.hunter_20_holder)}")
     sizes = f"cards in hand: {_scores(names, table.hand_sizes)}"
     return f"   [{' | '.join([sizes, *holders])}]"
+
+
+def describe_move(move: VampireQueenMove, names: Sequence[str]) -> str:
+    """One line for a legal move: `play 11 11 Queen (three 11s)`, `play Queen Queen (two
+    Queens)`, `play 7`, `play Hunter 20 (lead a hunt)`, `pass`."""
+    kind = move.WhichOneof("kind")
+    if kind == "pass_turn":
+        return "pass"
+    if kind != "play":
+        return "(no move)"
+    cards = sorted(int(card) for card in move.play.cards)
+    if len(cards) == 1 and cards[0] in _CARD_NAMES and cards[0] != _QUEEN:
+        return f"play {_card(cards[0])} (lead a hunt)"
+    text = f"play {_cards(cards)}"
+    if len(cards) > 1:
+        if cards[0] == _QUEEN:
+            text += f" ({_count_word(len(cards))} Queens)"
+        else:
+            text += f" ({_amount(len(cards), cards[0])})"
+    return text
+
+
+def _count_word(count: int) -> str:
+    return _COUNT_WORDS[count] if count < len(_COUNT_WORDS) else str(count)
+
+
+def _phase_plays(phase: VampireQueenPhase, names: Sequence[str]) -> str:
+    parts = []
+    for p in phase.plays:
+        who = _name(names, p.seat)
+        if p.cards:
+            parts.append(f"{who} {_cards(p.cards)}")
+        else:
+            parts.append(f"{who} passed" + (" (forced)" if p.forced else ""))
+    return "; ".join(parts)
+
+
+def describe_seat(view: GameView) -> str:
+    """The viewer's own part and what a decision needs: the round and the penalties so far,
+    the phase played so far and what must be beaten, the hand sizes mid-phase (the table line
+    gives them at its start), a Hunter the viewer may not lead yet, and the viewer's hand."""
+    table = view.vampire_queen
+    names = list(view.display_names)
+    lines = [
+        f"Round {table.round} of {table.rounds} | penalties so far: " + _scores(names, table.totals)
+    ]
+    if table.HasField("turn"):
+        phase = table.phase
+        leader = _name(names, phase.leader)
+        if not phase.plays:
+            lines.append(
+                f"{leader} leads: cards of one rank (Queens join any rank, or go alone as 14),"
+                " or a Hunter alone to start a hunt"
+            )
+        elif phase.hunt:
+            lines.append(f"HUNT led by {leader}: {_phase_plays(phase, names)}")
+            lines.append(
+                "  everyone plays one card; the strongest (a vampire its rank, a Queen 1)"
+                " takes them all"
+            )
+        else:
+            lines.append(f"Phase led by {leader}: {_phase_plays(phase, names)}")
+        if table.count_to_play:
+            lines.append(
+                f"  to beat: {_amount(table.count_to_play, table.rank_to_beat)}; play"
+                f" {_count_word(table.count_to_play)}"
+                f" {'card' if table.count_to_play == 1 else 'cards'} of a higher rank, or pass"
+            )
+        if phase.plays:
+            lines.append(f"Cards in hand: {_scores(names, table.hand_sizes)}")
+    if view.HasField("viewer_seat"):
+        for lock in table.locks:
+            if lock.seat == view.viewer_seat:
+                lines.append(f"You may not lead {_card(lock.hunter)} in the next phase you lead")
+        lines.append(f"Your hand: {_cards(table.hand) or 'empty'}")
+    return "\n".join(lines)

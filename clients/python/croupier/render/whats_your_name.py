@@ -1,4 +1,5 @@
-"""Readable transcript lines for What's Your Name? (`whats_your_name`).
+"""Readable transcript lines for What's Your Name? (`whats_your_name`); for the terminal table,
+one line per legal move and the viewer's own part of the view.
 
 Cards are written by rank (`7`); colour never matters for play. In a two-player game table
 position 2 is the virtual player.
@@ -10,6 +11,8 @@ from collections.abc import Iterable, Sequence
 
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.whats_your_name_pb2 import (
+    WHATS_YOUR_NAME_PHASE_DRAFT,
+    WHATS_YOUR_NAME_PHASE_FINAL,
     WHATS_YOUR_NAME_PHASE_HIDE,
     WHATS_YOUR_NAME_PHASE_OVER,
     WHATS_YOUR_NAME_PHASE_PLAY,
@@ -17,6 +20,7 @@ from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PRIORITY_REASON_YOUNGEST,
     WhatsYourNameCard,
     WhatsYourNameEvent,
+    WhatsYourNameMove,
 )
 
 VIRTUAL_NAME = "Virtual player"
@@ -140,4 +144,64 @@ def describe_table(view: GameView) -> str | None:
             f"  {_name(p.seat, names):<{width}}  pile {p.pile_size:>2}  hand {p.hand_size}"
             f"  acquired {_cards(p.acquired)}{hidden}  (total {p.total})"
         )
+    return "\n".join(lines)
+
+
+def describe_move(move: WhatsYourNameMove, names: Sequence[str]) -> str:
+    """One line for a legal move: `play 7`, `take 5 from the stage`, `hide 3 as your hidden
+    card`, `use the mirror: discard it with your acquired 9`."""
+    kind = move.WhichOneof("kind")
+    if kind == "play":
+        return f"play {move.play.rank}"
+    if kind == "take":
+        return f"take {move.take.rank} from the stage"
+    if kind == "hide":
+        return f"hide {move.hide.rank} as your hidden card"
+    if kind == "use_mirror":
+        return f"use the mirror: discard it with your acquired {move.use_mirror.rank}"
+    return "(no move)"
+
+
+def describe_seat(view: GameView) -> str:
+    """The viewer's own part and what a decision needs: the stage, the revealed plays and the
+    drafting order mid-round (the table shows the stage at the start of a round), the viewer's
+    hand, hidden card, secret play, acquired cards and total, and the mirror."""
+    game = view.whats_your_name
+    names = list(view.display_names)
+    lines = []
+    if describe_table(view) is None:
+        lines.append(f"  stage: {_cards(game.stage)}")
+    phase = game.phase
+    if phase == WHATS_YOUR_NAME_PHASE_HIDE:
+        lines.append("Setup: everyone secretly sets one card aside as a hidden card (not a 13)")
+    elif phase == WHATS_YOUR_NAME_PHASE_PLAY:
+        waiting = [_name(p.seat, names) for p in game.players if not p.virtual and not p.has_chosen]
+        lines.append(
+            f"Round {game.round}: everyone secretly plays a card (waiting for:"
+            f" {', '.join(waiting) or 'nobody'}); the lowest play takes a stage card first,"
+            " a 13 takes the whole stage"
+        )
+    elif phase in (WHATS_YOUR_NAME_PHASE_DRAFT, WHATS_YOUR_NAME_PHASE_FINAL):
+        played = [p for p in game.players if p.played.rank]
+        if played:
+            plays = ", ".join(f"{_name(p.seat, names)} {p.played.rank}" for p in played)
+            lines.append(f"Round {game.round} plays: {plays}")
+        order = ", ".join(_name(s, names) for s in game.draft_order)
+        final = " (final round)" if phase == WHATS_YOUR_NAME_PHASE_FINAL else ""
+        lines.append(f"Taking order{final}: {order or '-'}")
+    if view.HasField("viewer_seat"):
+        me = view.viewer_seat
+        lines.append(f"Your hand: {_cards(sorted(game.hand, key=lambda c: c.rank))}")
+        if game.HasField("hidden_card") and game.hidden_card.rank:
+            lines.append(f"Your hidden card: {game.hidden_card.rank}")
+        if game.HasField("chosen_card") and game.chosen_card.rank:
+            lines.append(f"Your play this round: {game.chosen_card.rank} (secret until the reveal)")
+        for p in game.players:
+            if p.seat == me:
+                lines.append(
+                    f"Your acquired cards: {_cards(p.acquired)} (total {p.total}; a pair of one"
+                    " rank is discarded; the lowest total wins)"
+                )
+        if game.HasField("mirror_seat") and game.mirror_seat == me:
+            lines.append("You hold the mirror: use it at any time to discard an acquired card")
     return "\n".join(lines)

@@ -1,0 +1,247 @@
+"""The terminal table: one person plays one seat against bots (`croupier-play --human SEAT`).
+
+Before each of the person's decisions the screen shows the public table (`describe_table`), the
+seat's own part and what the decision needs (`describe_seat`) and the legal moves numbered, one
+readable line each (`describe_move`). The person types a number; a refused move prints the
+service's reason, rule id and message and asks again.
+
+Who acts when:
+- the person has no move: the bots play (one random active bot seat at a time) until the person
+  has one or the game ends;
+- the person is the only seat that may act: they must choose (or quit);
+- the person may act and so may bots (a simultaneous choice, or an out-of-turn move such as a
+  catch or the mirror): the person chooses, or presses Enter alone to let one bot act first, and
+  is asked again after it.
+
+Every move, the person's and the bots', is printed as in `croupier-play`'s transcript, with the
+events as the person's seat sees them (read from a WatchGame stream with the person's
+credential), so the bots' hands and draws stay hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from google.protobuf.message import Message
+
+from croupier.bots import RandomBot
+from croupier.client import Croupier
+from croupier.errors import CroupierError
+from croupier.render import describe_event, describe_move, describe_seat, describe_table
+from croupier.v1 import game_service_pb2 as pb
+
+MAX_MOVES = 50_000
+
+HELP = (
+    "How to play: type the number of a move and press Enter; ? shows this help, q quits.\n"
+    "While you have no move the bots play. When other seats may move now too (everyone chooses\n"
+    "at once, or you have an out-of-turn move such as a catch), Enter alone lets one of them act\n"
+    "first; you are asked again after each move."
+)
+
+
+@dataclass
+class _Quit:
+    pass
+
+
+@dataclass
+class _LetOthersAct:
+    pass
+
+
+Choice = int | _Quit | _LetOthersAct
+
+
+class _Watch:
+    """The person's WatchGame stream: the view after every move and the events as their seat
+    sees them."""
+
+    def __init__(self, croupier: Croupier, name: str, credential: str) -> None:
+        self._croupier = croupier
+        self._name = name
+        self._credential = credential
+        self._stream: Iterator[pb.WatchGameResponse] = croupier.watch(name, credential)
+        self.view = next(self._stream).view
+
+    def follow(self, move_count: int, game: str, names: Sequence[str]) -> list[str]:
+        """Read up to the view after move `move_count`; the lines of the events seen."""
+        lines: list[str] = []
+        while self.view.move_count < move_count:
+            response = next(self._stream, None)
+            if response is None:  # the stream ended with the game: read the final view
+                self.view = self._croupier.get(self._name, self._credential)
+                break
+            lines += [
+                line for event in response.events for line in describe_event(game, event, names)
+            ]
+            self.view = response.view
+        return lines
+
+    def close(self) -> None:
+        close = getattr(self._stream, "close", None)
+        if close is not None:
+            close()
+
+
+def _ask(inp: TextIO, out: TextIO, count: int, may_wait: bool) -> Choice:
+    """Read one answer: a move number (1-based), Enter to let the others act, or q."""
+    wait = ", Enter = let the others act" if may_wait else ""
+    numbers = "1" if count == 1 else f"1-{count}"
+    prompt = f"Your move [{numbers}{wait}, ? = help, q = quit]> "
+    while True:
+        out.write(prompt)
+        out.flush()
+        line = inp.readline()
+        if not line:  # end of input
+            out.write("\n")
+            return _Quit()
+        text = line.strip()
+        if text.lower() in ("q", "quit", "exit"):
+            return _Quit()
+        if text in ("?", "h", "help"):
+            print(HELP, file=out)
+            continue
+        if not text:
+            if may_wait:
+                return _LetOthersAct()
+            print(f"It is your move: type a number from 1 to {count}.", file=out)
+            continue
+        if not text.isdigit():
+            print(
+                f"'{text}' is not a move number: type a number from 1 to {count}"
+                " (? = help, q = quit).",
+                file=out,
+            )
+            continue
+        number = int(text)
+        if not 1 <= number <= count:
+            print(f"There is no move {number}: type a number from 1 to {count}.", file=out)
+            continue
+        return number - 1
+
+
+def refusal(error: CroupierError) -> str:
+    """A refused move for people: `Refused: ILLEGAL_MOVE, rule VQ-3.2: <message>`."""
+    rule = f", rule {error.rule_id}" if error.rule_id else ""
+    message = error.message
+    if error.rule_id and message.startswith(f"{error.rule_id}: "):
+        message = message.removeprefix(f"{error.rule_id}: ")
+    return f"Refused: {error.reason}{rule}: {message}"
+
+
+def _screen(
+    view: pb.GameView, descriptions: Sequence[str], names: Sequence[str], alone: bool
+) -> str:
+    what = "your move" if alone else "you may move now; other seats may too"
+    lines = [f"\n===== {names[view.viewer_seat]} (you), {what} ====="]
+    table = describe_table(view)
+    if table:
+        lines.append(table)
+    own = describe_seat(view)
+    if own:
+        lines.append(own)
+    lines.append("Your moves:")
+    width = len(str(len(descriptions)))
+    lines += [f"  {number:>{width}}) {text}" for number, text in enumerate(descriptions, 1)]
+    return "\n".join(lines)
+
+
+def play_human(
+    croupier: Croupier,
+    game: str,
+    options: Message,
+    players: int,
+    human: int,
+    seed: int | None,
+    inp: TextIO,
+    out: TextIO,
+    names: Sequence[str] = (),
+) -> pb.GameView | None:
+    """Play one game with a person on seat `human` (answering on `inp`) and random bots on the
+    other seats; print everything on `out`. The final view, or None when the person quits."""
+    names = list(names) or [f"P{seat}" for seat in range(players)]
+    created = croupier.create(options, players, display_names=names, seed=seed)
+    credentials = list(created.seat_credentials)
+    bot = RandomBot(seed if seed is not None else 0)
+    print(f"{game}: {players} players ({', '.join(names)}), seed {seed}", file=out)
+    print(f"You play {names[human]} (seat {human}); the other seats are bots.", file=out)
+    print(HELP, file=out)
+    watch = _Watch(croupier, created.name, credentials[human])
+    try:
+        for _ in range(MAX_MOVES):
+            view = watch.view
+            if view.HasField("result"):
+                break
+            active = list(view.active_seats)
+            bots = [seat for seat in active if seat != human]
+            if human in active:
+                choice = _human_turn(
+                    croupier, created.name, credentials[human], view, names, bots, inp, out
+                )
+                if isinstance(choice, _Quit):
+                    print("You left the table; the game is not finished.", file=out)
+                    return None
+                if isinstance(choice, pb.ApplyMoveResponse):
+                    _print_move(watch, choice, game, names, human, out)
+                    continue
+            if not bots:
+                raise RuntimeError(f"no seat may move in {created.name}, yet it is not over")
+            seat = bot.choose(bots)
+            move = bot.choose(croupier.legal_moves(created.name, credentials[seat]))
+            response = croupier.apply(created.name, credentials[seat], move)
+            _print_move(watch, response, game, names, seat, out)
+        view = watch.view
+    finally:
+        watch.close()
+    table = describe_table(view)
+    if table:
+        print(table, file=out)
+    return view
+
+
+def _print_move(
+    watch: _Watch,
+    response: pb.ApplyMoveResponse,
+    game: str,
+    names: Sequence[str],
+    seat: int,
+    out: TextIO,
+) -> None:
+    count = response.view.move_count
+    lines = watch.follow(count, game, names)
+    text = "\n      ".join(lines) or "(nothing visible)"
+    print(f"{count:4d}. {names[seat]}: {text}", file=out)
+
+
+def _human_turn(
+    croupier: Croupier,
+    name: str,
+    credential: str,
+    view: pb.GameView,
+    names: Sequence[str],
+    bots: Sequence[int],
+    inp: TextIO,
+    out: TextIO,
+) -> pb.ApplyMoveResponse | _Quit | _LetOthersAct:
+    """Draw the screen, ask, apply the chosen move; ask again after a refusal."""
+    moves: list[pb.Move] = []
+    descriptions: list[str] = []
+    for move in croupier.legal_moves(name, credential):
+        text = describe_move(view.game_type, move, names)
+        if text not in descriptions:  # e.g. two copies of one card: one choice
+            moves.append(move)
+            descriptions.append(text)
+    if not moves:
+        return _LetOthersAct()
+    print(_screen(view, descriptions, names, alone=not bots), file=out)
+    while True:
+        choice = _ask(inp, out, len(moves), may_wait=bool(bots))
+        if not isinstance(choice, int):
+            return choice
+        try:
+            return croupier.apply(name, credential, moves[choice])
+        except CroupierError as error:
+            print(refusal(error), file=out)
