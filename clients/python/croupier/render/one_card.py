@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from croupier.render.names import seat_name
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.one_card_pb2 import (
     OneCardCard,
@@ -59,12 +60,6 @@ def _cards(cards: Sequence[OneCardCard]) -> str:
     return ", ".join(card_name(card) for card in cards) or "nothing"
 
 
-def _name(names: Sequence[str], seat: int) -> str:
-    if 0 <= seat < len(names) and names[seat]:
-        return names[seat]
-    return f"seat {seat}"
-
-
 def _count(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
@@ -76,13 +71,13 @@ def describe_event(event: OneCardEvent, names: Sequence[str]) -> list[str]:
         e = event.game_started
         how = " (drawn by lot)" if e.dealer_drawn_by_lot else ""
         return [
-            f"=== Game {e.game_number}: {_name(names, e.dealer)} deals{how};"
-            f" {_name(names, e.first_seat)} starts ==="
+            f"=== Game {e.game_number}: {seat_name(names, e.dealer)} deals{how};"
+            f" {seat_name(names, e.first_seat)} starts ==="
         ]
     if kind == "dealt":
         dealt = event.dealt
         if dealt.cards:
-            return [f"{_name(names, dealt.seat)} is dealt {_cards(dealt.cards)}"]
+            return [f"{seat_name(names, dealt.seat)} is dealt {_cards(dealt.cards)}"]
         return []  # everyone is dealt seven: nothing worth a line per seat
     if kind == "start_card":
         s = event.start_card
@@ -91,13 +86,13 @@ def describe_event(event: OneCardEvent, names: Sequence[str]) -> list[str]:
     if kind == "played":
         return _played(event.played, names)
     if kind == "skipped":
-        return [f"  Jump: {_name(names, event.skipped.seat)} is skipped"]
+        return [f"  Jump: {seat_name(names, event.skipped.seat)} is skipped"]
     if kind == "direction_changed":
         way = "clockwise" if event.direction_changed.clockwise else "counter-clockwise"
         return [f"  U-turn: play now goes {way}"]
     if kind == "drew":
         d = event.drew
-        who = _name(names, d.seat)
+        who = seat_name(names, d.seat)
         what = f": {_cards(d.cards)}" if d.cards else ""
         short = f" (only {d.count} left to draw)" if d.count < d.owed else ""
         return [
@@ -108,11 +103,11 @@ def describe_event(event: OneCardEvent, names: Sequence[str]) -> list[str]:
         size = event.reshuffled.draw_pile_size
         return [f"  The discard pile is shuffled into a new draw pile of {_count(size)}"]
     if kind == "called_one_card":
-        return [f'{_name(names, event.called_one_card.seat)}: "One Card!"']
+        return [f'{seat_name(names, event.called_one_card.seat)}: "One Card!"']
     if kind == "caught":
         c = event.caught
         return [
-            f"{_name(names, c.catcher)} catches {_name(names, c.caught)},"
+            f"{seat_name(names, c.catcher)} catches {seat_name(names, c.caught)},"
             ' who did not call "One Card"!'
         ]
     if kind == "game_won":
@@ -121,7 +116,7 @@ def describe_event(event: OneCardEvent, names: Sequence[str]) -> list[str]:
 
 
 def _played(p: OneCardEvent.Played, names: Sequence[str]) -> list[str]:
-    who = _name(names, p.seat)
+    who = seat_name(names, p.seat)
     if p.quatran_answer:
         line = f"{who} answers the Quatran with {_cards(p.cards)}"
     elif p.defence:
@@ -137,7 +132,7 @@ def _played(p: OneCardEvent.Played, names: Sequence[str]) -> list[str]:
     lines = [line]
     if not p.HasField("next_seat"):
         return lines
-    nxt = _name(names, p.next_seat)
+    nxt = seat_name(names, p.next_seat)
     if p.attack_total:
         lines.append(f"  Attack chain: {nxt} faces +{p.attack_total}")
     elif p.cards and p.cards[-1].type == OneCardCardType.ONE_CARD_CARD_TYPE_QUATRAN:
@@ -147,17 +142,16 @@ def _played(p: OneCardEvent.Played, names: Sequence[str]) -> list[str]:
 
 
 def _game_won(g: OneCardEvent.GameWon, names: Sequence[str]) -> list[str]:
-    lines = [
-        f"*** {_name(names, g.winner)} discards their last card and wins game {g.game_number} ***"
-    ]
+    winner = seat_name(names, g.winner)
+    lines = [f"*** {winner} discards their last card and wins game {g.game_number} ***"]
     order = sorted(range(len(g.placements)), key=lambda seat: (g.placements[seat], seat))
     for seat in order:
         lines.append(
-            f"  {g.placements[seat]}. {_name(names, seat)}: {_count(g.cards_left[seat])} left,"
+            f"  {g.placements[seat]}. {seat_name(names, seat)}: {_count(g.cards_left[seat])} left,"
             f" {g.wins[seat]} won"
         )
     if g.match_over:
-        lines.append(f"*** {_name(names, g.winner)} wins the match ***")
+        lines.append(f"*** {seat_name(names, g.winner)} wins the match ***")
     return lines
 
 
@@ -181,12 +175,12 @@ def describe_table(view: GameView) -> str | None:
     if v.quatran_color:
         parts.append(f"QUATRAN {_COLOR.get(v.quatran_color, '?')}")
     parts.append("clockwise" if v.clockwise else "counter-clockwise")
-    parts.append(f"turn: {_name(names, v.current_seat)}")
-    hands = " ".join(f"{_name(names, seat)}={size}" for seat, size in enumerate(v.hand_sizes))
+    parts.append(f"turn: {seat_name(names, v.current_seat)}")
+    hands = " ".join(f"{seat_name(names, seat)}={size}" for seat, size in enumerate(v.hand_sizes))
     parts.append(f"hands {hands}")
     parts.append(f"draw {v.draw_pile_size}, discard {v.discard_pile_size}")
     if v.HasField("catchable_seat"):
-        parts.append(f"{_name(names, v.catchable_seat)} has not called One Card!")
+        parts.append(f"{seat_name(names, v.catchable_seat)} has not called One Card!")
     return "  [" + " | ".join(parts) + "]"
 
 
@@ -207,7 +201,7 @@ def describe_move(move: OneCardMove, names: Sequence[str]) -> str:
     if kind == "call_one_card":
         return 'call "One Card"'
     if kind == "catch":
-        return f"catch {_name(names, move.catch.seat)}"
+        return f"catch {seat_name(names, move.catch.seat)}"
     return "(no move)"
 
 
@@ -219,7 +213,7 @@ def describe_seat(view: GameView) -> str:
     me = view.viewer_seat if view.HasField("viewer_seat") else None
     lines = []
     if v.wins_to_match > 1:
-        wins = ", ".join(f"{_name(names, seat)} {won}" for seat, won in enumerate(v.wins))
+        wins = ", ".join(f"{seat_name(names, seat)} {won}" for seat, won in enumerate(v.wins))
         lines.append(f"Game {v.game_number}; games won: {wins} (the match needs {v.wins_to_match})")
     if not v.over and me == v.current_seat:
         if v.pending_attack:
@@ -236,7 +230,7 @@ def describe_seat(view: GameView) -> str:
             lines.append('You have one card and have not called "One Card": call before a catch!')
         else:
             lines.append(
-                f'{_name(names, v.catchable_seat)} has one card and has not called "One Card":'
+                f'{seat_name(names, v.catchable_seat)} has one card and has not called "One Card":'
                 " any other player may catch them (they draw 2)"
             )
     if me is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from croupier.render.names import seat_name
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.pig_mau_mau_pb2 import (
     MauCall,
@@ -49,14 +50,8 @@ def card(c: PigMauMauCard) -> str:
     return "?"
 
 
-def _name(names: Sequence[str], seat: int) -> str:
-    if 0 <= seat < len(names) and names[seat]:
-        return names[seat]
-    return f"seat {seat}"
-
-
 def _per_seat(values: Sequence[int], names: Sequence[str]) -> str:
-    return ", ".join(f"{_name(names, s)} {v}" for s, v in enumerate(values))
+    return ", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(values))
 
 
 def describe_event(event: PigMauMauEvent, names: Sequence[str]) -> list[str]:
@@ -68,11 +63,11 @@ def describe_event(event: PigMauMauEvent, names: Sequence[str]) -> list[str]:
     if kind == "start_seat_chosen":
         e0 = event.start_seat_chosen
         how = "by option" if e0.by_option else "by lot (best oinker)"
-        return [f"{_name(n, e0.seat)} starts race 1 ({how})."]
+        return [f"{seat_name(n, e0.seat)} starts race 1 ({how})."]
     if kind == "race_started":
         e1 = event.race_started
         lines = [
-            f"=== Race {e1.race}/4: finish at {e1.finish}; {_name(n, e1.start_seat)} starts;"
+            f"=== Race {e1.race}/4: finish at {e1.finish}; {seat_name(n, e1.start_seat)} starts;"
             f" first card {card(e1.first_card)} ==="
         ]
         if e1.hand:
@@ -80,7 +75,7 @@ def describe_event(event: PigMauMauEvent, names: Sequence[str]) -> list[str]:
         return lines
     if kind == "card_played":
         e2 = event.card_played
-        text = f"{_name(n, e2.seat)} plays {card(e2.card)}"
+        text = f"{seat_name(n, e2.seat)} plays {card(e2.card)}"
         if e2.named_color:
             text += f" and names {colour(e2.named_color)}"
         if e2.call in _CALLS:
@@ -91,20 +86,20 @@ def describe_event(event: PigMauMauEvent, names: Sequence[str]) -> list[str]:
         way = "forward" if e3.after > e3.before else "back"
         return [f"  The {colour(e3.pig)} pig moves {way}: {e3.before} -> {e3.after}."]
     if kind == "seat_skipped":
-        return [f"  {_name(n, event.seat_skipped.seat)} is skipped."]
+        return [f"  {seat_name(n, event.seat_skipped.seat)} is skipped."]
     if kind == "draw_pending":
         e4 = event.draw_pending
-        return [f"  {_name(n, e4.seat)} faces +{e4.total}."]
+        return [f"  {seat_name(n, e4.seat)} faces +{e4.total}."]
     if kind == "mau_forgotten":
         e5 = event.mau_forgotten
         return [
-            f"{_name(n, e5.seat)} plays {card(e5.card)} without calling"
+            f"{seat_name(n, e5.seat)} plays {card(e5.card)} without calling"
             f' "{_CALLS.get(e5.required, "?")}": takes it back, turn lost.'
         ]
     if kind == "cards_drawn":
         e6 = event.cards_drawn
         why = f" (taking +{e6.pending_total})" if e6.pending_total else " (cannot play)"
-        text = f"{_name(n, e6.seat)} draws {e6.count} card{'s' if e6.count != 1 else ''}{why}"
+        text = f"{seat_name(n, e6.seat)} draws {e6.count} card{'s' if e6.count != 1 else ''}{why}"
         if e6.cards:
             text += ": " + ", ".join(card(c) for c in e6.cards)
         return [text + "."]
@@ -112,30 +107,30 @@ def describe_event(event: PigMauMauEvent, names: Sequence[str]) -> list[str]:
         size = event.pile_reshuffled.draw_size
         return [f"  The discard pile is shuffled into a new draw pile ({size} cards)."]
     if kind == "turn_passed":
-        return [f"{_name(n, event.turn_passed.seat)} can neither play nor draw; turn passes."]
+        return [f"{seat_name(n, event.turn_passed.seat)} can neither play nor draw; turn passes."]
     if kind == "steps_granted":
         e7 = event.steps_granted
-        return [f"  {_name(n, e7.seat)} may move pigs back {e7.steps} space(s) in all."]
+        return [f"  {seat_name(n, e7.seat)} may move pigs back {e7.steps} space(s) in all."]
     if kind == "steps_ended":
         e8 = event.steps_ended
         lost = f" ({e8.unused} unused)" if e8.unused else ""
-        return [f"  {_name(n, e8.seat)} is done moving pigs back{lost}."]
+        return [f"  {seat_name(n, e8.seat)} is done moving pigs back{lost}."]
     if kind == "bet_placed":
         e9 = event.bet_placed
         what = f"on {colour(e9.color)}" if e9.color else "face down"
         if e9.changed:
             return [
-                f"{_name(n, e9.seat)} takes back the bet in slot {e9.previous_slot + 1} (the row"
-                f" closes up) and bets {what} in slot {e9.slot + 1}."
+                f"{seat_name(n, e9.seat)} takes back the bet in slot {e9.previous_slot + 1}"
+                f" (the row closes up) and bets {what} in slot {e9.slot + 1}."
             ]
-        return [f"{_name(n, e9.seat)} bets {what} in slot {e9.slot + 1}."]
+        return [f"{seat_name(n, e9.seat)} bets {what} in slot {e9.slot + 1}."]
     if kind == "bet_declined":
-        return [f"{_name(n, event.bet_declined.seat)} does not bet."]
+        return [f"{seat_name(n, event.bet_declined.seat)} does not bet."]
     if kind == "race_ended":
         return _race_ended(event.race_ended, n)
     if kind == "game_ended":
         e10 = event.game_ended
-        winners = " and ".join(_name(n, s) for s in e10.winners)
+        winners = " and ".join(seat_name(n, s) for s in e10.winners)
         return [f"=== Game over: {_per_seat(e10.totals, n)}. Winner: {winners}. ==="]
     return [str(event).strip()]
 
@@ -145,14 +140,14 @@ def _race_ended(e: PigMauMauEvent.RaceEnded, n: Sequence[str]) -> list[str]:
     verb = "pigs win" if len(e.winners) > 1 else "pig wins"
     lines = [f"=== Race {e.race} ends: {pigs} {verb}. ==="]
     if e.HasField("finisher_seat"):
-        lines.append(f"  {_name(n, e.finisher_seat)} moved a pig to the finish: +3.")
+        lines.append(f"  {seat_name(n, e.finisher_seat)} moved a pig to the finish: +3.")
     if e.HasField("emptied_seat"):
-        lines.append(f"  {_name(n, e.emptied_seat)} played their last card: +5.")
+        lines.append(f"  {seat_name(n, e.emptied_seat)} played their last card: +5.")
     if e.bets:
         lines.append("  Bets revealed:")
         for slot, b in enumerate(e.bets, 1):
             outcome = f"+{b.points}" if b.points else "returned"
-            lines.append(f"    {slot}. {_name(n, b.seat)}: {colour(b.color)} {outcome}")
+            lines.append(f"    {slot}. {seat_name(n, b.seat)}: {colour(b.color)} {outcome}")
     else:
         lines.append("  No bets.")
     track = ", ".join(f"{name} {pos}" for name, pos in zip(_PIG_ORDER, e.pigs, strict=False))
@@ -192,7 +187,7 @@ def describe_table(view: GameView) -> str | None:
     lines.append("Hands: " + _per_seat(list(v.hand_sizes), names[:seats] or []))
     if v.bet_row:
         slots = [
-            f"{i}. {_name(names, b.seat)} [{colour(b.color) if b.color else '?'}]"
+            f"{i}. {seat_name(names, b.seat)} [{colour(b.color) if b.color else '?'}]"
             for i, b in enumerate(v.bet_row, 1)
         ]
         lines.append("Bets: " + "  ".join(slots))
@@ -203,7 +198,7 @@ def describe_table(view: GameView) -> str | None:
     if v.HasField("turn"):
         doing = {2: "moves pigs back", 3: "may bet"}.get(int(v.phase), "to play")
         extra = f" ({v.steps_left} step(s) left)" if v.steps_left else ""
-        lines.append(f"Next: {_name(names, v.turn)} {doing}{extra}")
+        lines.append(f"Next: {seat_name(names, v.turn)} {doing}{extra}")
     return "\n".join(lines)
 
 

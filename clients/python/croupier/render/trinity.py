@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from croupier.render.names import seat_name
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.trinity_pb2 import (
     TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED,
@@ -59,12 +60,6 @@ def cards_text(codes: Sequence[int]) -> str:
     return ", ".join(card_name(code) for code in codes)
 
 
-def _who(names: Sequence[str], seat: int) -> str:
-    if 0 <= seat < len(names) and names[seat]:
-        return names[seat]
-    return f"seat {seat}"
-
-
 def describe_event(event: TrinityEvent, names: Sequence[str]) -> list[str]:
     """Transcript lines for one event; `names` are the seats' display names."""
     kind = event.WhichOneof("kind")
@@ -73,52 +68,53 @@ def describe_event(event: TrinityEvent, names: Sequence[str]) -> list[str]:
     part = getattr(event, kind)
     if kind == "dealt":
         hand = f": {cards_text(part.cards)}" if part.cards else ""
-        return [f"{_who(names, part.seat)} is dealt {part.count} cards{hand}"]
+        return [f"{seat_name(names, part.seat)} is dealt {part.count} cards{hand}"]
     if kind == "turn_began":
-        return [f"{_who(names, part.seat)}'s turn"]
+        return [f"{seat_name(names, part.seat)}'s turn"]
     if kind == "turn_skipped":
-        return [f"{_who(names, part.seat)} has no cards and skips the turn"]
+        return [f"{seat_name(names, part.seat)} has no cards and skips the turn"]
     if kind == "placed":
         row = ROW_LETTERS.get(part.row, "?")
-        line = f"{_who(names, part.seat)} places {card_name(part.card)} in {row}1"
+        line = f"{seat_name(names, part.seat)} places {card_name(part.card)} in {row}1"
         if part.pushed_off:
             line += f", pushing {card_name(part.pushed_off)} off {row}4 onto the discard pile"
         return [line]
     if kind == "used":
-        return [f"{_who(names, part.seat)} uses {card_name(part.card)}"]
+        return [f"{seat_name(names, part.seat)} uses {card_name(part.card)}"]
     if kind == "moved":
         row = ROW_LETTERS.get(part.row, "?")
         return [
-            f"{_who(names, part.seat)} moves {card_name(part.card)} from {row}{part.from_slot}"
+            f"{seat_name(names, part.seat)} moves {card_name(part.card)} from {row}{part.from_slot}"
             f" to {row}{part.to_slot}"
         ]
     if kind == "row_card_discarded":
         row = ROW_LETTERS.get(part.row, "?")
-        return [f"{_who(names, part.seat)} discards {card_name(part.card)} from {row}{part.slot}"]
+        who = seat_name(names, part.seat)
+        return [f"{who} discards {card_name(part.card)} from {row}{part.slot}"]
     if kind == "revealed":
-        return [f"{_who(names, part.seat)} reveals {card_name(part.card)} in hand"]
+        return [f"{seat_name(names, part.seat)} reveals {card_name(part.card)} in hand"]
     if kind == "swapped":
         own = f"{ROW_LETTERS.get(part.own_row, '?')}{part.own_slot}"
         other = f"{ROW_LETTERS.get(part.other_row, '?')}{part.other_slot}"
         return [
-            f"{_who(names, part.seat)} swaps {card_name(part.own_card)} ({own}) with"
+            f"{seat_name(names, part.seat)} swaps {card_name(part.own_card)} ({own}) with"
             f" {card_name(part.other_card)} ({other})"
         ]
     if kind == "skipped":
         what = "the suit effect" if part.part == TRINITY_PART_SUIT_EFFECT else "the swap"
-        return [f"{_who(names, part.seat)} skips {what}"]
+        return [f"{seat_name(names, part.seat)} skips {what}"]
     if kind == "discarded":
-        return [f"{_who(names, part.seat)} discards {card_name(part.card)}"]
+        return [f"{seat_name(names, part.seat)} discards {card_name(part.card)}"]
     if kind == "gave":
         what = card_name(part.card) if part.card else "a card"
         return [
-            f"{_who(names, part.giver)} gives {what} to {_who(names, part.receiver)},"
+            f"{seat_name(names, part.giver)} gives {what} to {seat_name(names, part.receiver)},"
             " who must discard another card"
         ]
     if kind == "drew":
         drawn = f": {cards_text(part.cards)}" if part.cards else ""
         plural = "card" if part.count == 1 else "cards"
-        return [f"{_who(names, part.seat)} draws {part.count} {plural}{drawn}"]
+        return [f"{seat_name(names, part.seat)} draws {part.count} {plural}{drawn}"]
     if kind == "game_ended":
         return [f"Game over: {OUTCOMES.get(part.outcome, 'ended')}"]
     return [str(event).strip()]
@@ -139,10 +135,10 @@ def _grid(view: GameView) -> list[str]:
     for row in table.board:
         letter = ROW_LETTERS.get(row.row, "?")
         cells = " ".join(f"{_grid_name(code):<{width}}" for code in row.slots)
-        lines.append(f" {letter}  {cells}  ({_who(names, row.seat)})")
+        lines.append(f" {letter}  {cells}  ({seat_name(names, row.seat)})")
     for seat in table.seats:
         shown = f", revealed: {cards_text(seat.revealed)}" if seat.revealed else ""
-        lines.append(f" {_who(names, seat.seat)}: {seat.hand_size} cards{shown}")
+        lines.append(f" {seat_name(names, seat.seat)}: {seat.hand_size} cards{shown}")
     top = card_name(table.discard_pile[-1]) if table.discard_pile else "none"
     lines.append(f" deck: {table.deck_size}  discard pile: {len(table.discard_pile)} (top {top})")
     if table.outcome != TRINITY_OUTCOME_UNSPECIFIED:
@@ -219,7 +215,7 @@ def describe_seat(view: GameView) -> str:
     table = view.trinity
     names = list(view.display_names)
     lines = [] if describe_table(view) is not None else _grid(view)
-    turn = _who(names, table.turn)
+    turn = seat_name(names, table.turn)
     using = card_name(table.using_card)
     step = table.step
     if step == TRINITY_STEP_ACTION:
@@ -233,7 +229,7 @@ def describe_seat(view: GameView) -> str:
     elif step == TRINITY_STEP_GIFT:
         lines.append(f"{turn} uses the {using}: choose the card to give")
     elif step == TRINITY_STEP_GIFT_DISCARD and table.HasField("gift_receiver"):
-        receiver = _who(names, table.gift_receiver)
+        receiver = seat_name(names, table.gift_receiver)
         lines.append(f"{receiver} received a card from {turn} and discards another card")
     if table.revealed_now:
         lines.append(f"{card_name(table.revealed_now)} was revealed now and may not be discarded")

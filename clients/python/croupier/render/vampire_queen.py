@@ -9,18 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from croupier.render.names import seat_name
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.vampire_queen_pb2 import VampireQueenEvent, VampireQueenMove, VampireQueenPhase
 
 _QUEEN = 14
 _CARD_NAMES = {_QUEEN: "Queen", 15: "Hunter 15", 20: "Hunter 20"}
 _COUNT_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-
-
-def _name(names: Sequence[str], seat: int) -> str:
-    if 0 <= seat < len(names) and names[seat]:
-        return names[seat]
-    return f"seat {seat}"
 
 
 def _card(card: int) -> str:
@@ -38,7 +33,7 @@ def _amount(count: int, rank: int) -> str:
 
 
 def _scores(names: Sequence[str], points: Sequence[int]) -> str:
-    return ", ".join(f"{_name(names, seat)} {value}" for seat, value in enumerate(points))
+    return ", ".join(f"{seat_name(names, seat)} {value}" for seat, value in enumerate(points))
 
 
 def describe_event(event: VampireQueenEvent, names: Sequence[str]) -> list[str]:
@@ -48,8 +43,8 @@ def describe_event(event: VampireQueenEvent, names: Sequence[str]) -> list[str]:
         d = event.hunters_dealt
         how = "drawn by lot" if d.drawn else "chosen at creation"
         return [
-            f"{_name(names, d.hunter_15_seat)} slept earliest ({how}) and takes Hunter 15;"
-            f" {_name(names, d.hunter_20_seat)} takes Hunter 20 and leads."
+            f"{seat_name(names, d.hunter_15_seat)} slept earliest ({how}) and takes Hunter 15;"
+            f" {seat_name(names, d.hunter_20_seat)} takes Hunter 20 and leads."
         ]
     if kind == "round_started":
         r = event.round_started
@@ -62,12 +57,12 @@ def describe_event(event: VampireQueenEvent, names: Sequence[str]) -> list[str]:
         return lines
     if kind == "phase_started":
         p = event.phase_started
-        return [f"-- Round {p.round}, phase {p.phase}: {_name(names, p.leader)} leads"]
+        return [f"-- Round {p.round}, phase {p.phase}: {seat_name(names, p.leader)} leads"]
     if kind == "cards_played":
         return [_played(event.cards_played, names)]
     if kind == "passed":
         passed = event.passed
-        who = _name(names, passed.seat)
+        who = seat_name(names, passed.seat)
         if passed.forced:
             return [f"{who} holds only a Hunter: forced to pass, and will take the hunted cards"]
         return [f"{who} passes"]
@@ -75,12 +70,12 @@ def describe_event(event: VampireQueenEvent, names: Sequence[str]) -> list[str]:
         w = event.phase_won
         rank = w.cards[-1] if w.cards[0] == _QUEEN else w.cards[0]
         return [
-            f"{_name(names, w.seat)} wins the phase with {_amount(len(w.cards), rank)};"
+            f"{seat_name(names, w.seat)} wins the phase with {_amount(len(w.cards), rank)};"
             f" {w.cards_to_grave} card(s) go home to the grave"
         ]
     if kind == "hunt_taken":
         h = event.hunt_taken
-        who = _name(names, h.seat)
+        who = seat_name(names, h.seat)
         why = "as the forced passer" if h.forced else "with the strongest card"
         return [
             f"{who} takes the {len(h.cards)} hunted cards {why}: {_cards(h.cards)};"
@@ -88,7 +83,7 @@ def describe_event(event: VampireQueenEvent, names: Sequence[str]) -> list[str]:
         ]
     if kind == "round_scored":
         s = event.round_scored
-        emptied = ", ".join(_name(names, seat) for seat in s.emptied)
+        emptied = ", ".join(seat_name(names, seat) for seat in s.emptied)
         return [
             f"=== Round {s.round} over ({emptied} emptied their hand)."
             f" Penalties: {_scores(names, s.penalties)}",
@@ -96,13 +91,13 @@ def describe_event(event: VampireQueenEvent, names: Sequence[str]) -> list[str]:
         ]
     if kind == "game_over":
         g = event.game_over
-        winners = " and ".join(_name(names, seat) for seat in g.winners)
+        winners = " and ".join(seat_name(names, seat) for seat in g.winners)
         return [f"=== Game over. Totals: {_scores(names, g.totals)}. Winner: {winners}"]
     return []
 
 
 def _played(e: VampireQueenEvent.CardsPlayed, names: Sequence[str]) -> str:
-    who = _name(names, e.seat)
+    who = seat_name(names, e.seat)
     left = "no cards left!" if e.cards_left == 0 else f"{e.cards_left} left"
     if e.hunt and e.rank == 0:
         return f"{who} leads {_cards(e.cards)}: a HUNT! everyone must play one card ({left})"
@@ -120,9 +115,9 @@ def describe_table(view: GameView) -> str | None:
     names = list(view.display_names)
     holders = []
     if table.HasField("hunter_15_holder"):
-        holders.append(f"Hunter 15: {_name(names, table.hunter_15_holder)}")
+        holders.append(f"Hunter 15: {seat_name(names, table.hunter_15_holder)}")
     if table.HasField("hunter_20_holder"):
-        holders.append(f"Hunter 20: {_name(names, table.hunter_20_holder)}")
+        holders.append(f"Hunter 20: {seat_name(names, table.hunter_20_holder)}")
     sizes = f"cards in hand: {_scores(names, table.hand_sizes)}"
     return f"   [{' | '.join([sizes, *holders])}]"
 
@@ -154,7 +149,7 @@ def _count_word(count: int) -> str:
 def _phase_plays(phase: VampireQueenPhase, names: Sequence[str]) -> str:
     parts = []
     for p in phase.plays:
-        who = _name(names, p.seat)
+        who = seat_name(names, p.seat)
         if p.cards:
             parts.append(f"{who} {_cards(p.cards)}")
         else:
@@ -173,7 +168,7 @@ def describe_seat(view: GameView) -> str:
     ]
     if table.HasField("turn"):
         phase = table.phase
-        leader = _name(names, phase.leader)
+        leader = seat_name(names, phase.leader)
         if not phase.plays:
             lines.append(
                 f"{leader} leads: cards of one rank (Queens join any rank, or go alone as 14),"

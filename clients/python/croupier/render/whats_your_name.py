@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from croupier.render.names import seat_name
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_DRAFT,
@@ -27,9 +28,8 @@ VIRTUAL_NAME = "Virtual player"
 
 
 def _name(seat: int, names: Sequence[str]) -> str:
-    if 0 <= seat < len(names):
-        return names[seat] or f"Seat {seat}"
-    return VIRTUAL_NAME
+    """A seat's name; the position after the seats is the virtual player's (WN-6)."""
+    return seat_name(names, seat) if 0 <= seat < len(names) else VIRTUAL_NAME
 
 
 def _cards(cards: Iterable[WhatsYourNameCard]) -> str:
