@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError, Message
 
 from service import auth, errors, metrics
 from service.store import StoreUnavailable
@@ -64,6 +65,26 @@ class CallLog:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Undecodable:
+    """A request whose bytes are not a valid message of its type."""
+
+    type_name: str
+
+
+def lenient(message_type: type[Message]) -> Callable[[bytes], Message | Undecodable]:
+    """A request deserializer that does not raise: gRPC answers a deserializer's exception with
+    UNKNOWN and the parser's text; the wrappers below answer INVALID_ARGUMENT instead."""
+
+    def parse(data: bytes) -> Message | Undecodable:
+        try:
+            return message_type.FromString(data)
+        except DecodeError:
+            return Undecodable(message_type.DESCRIPTOR.name)
+
+    return parse
+
+
 def _to_service_error(exc: Exception) -> errors.ServiceError:
     if isinstance(exc, errors.ServiceError):
         return exc
@@ -85,6 +106,8 @@ def unary(
         try:
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call)
+            if isinstance(request, Undecodable):
+                raise errors.malformed_request(request.type_name)
             response = await handler(self, request, context, call)
             call.outcome = "OK"
             return response
@@ -112,6 +135,8 @@ def streaming(
         try:
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call)
+            if isinstance(request, Undecodable):
+                raise errors.malformed_request(request.type_name)
             async for item in handler(self, request, context, call):
                 yield item
             call.outcome = "OK"

@@ -27,6 +27,7 @@ class Reason(StrEnum):
     INVALID_DISPLAY_NAMES = "INVALID_DISPLAY_NAMES"
     INVALID_REQUEST_ID = "INVALID_REQUEST_ID"
     INVALID_NAME = "INVALID_NAME"
+    MALFORMED_REQUEST = "MALFORMED_REQUEST"
     MOVE_GAME_MISMATCH = "MOVE_GAME_MISMATCH"
     MALFORMED_MOVE = "MALFORMED_MOVE"
     ILLEGAL_MOVE = "ILLEGAL_MOVE"
@@ -84,6 +85,15 @@ def invalid_argument(reason: Reason, field_name: str, message: str) -> ServiceEr
         message,
         metadata={"field": field_name},
         details=[error_details_pb2.BadRequest(field_violations=[violation])],
+    )
+
+
+def malformed_request(type_name: str) -> ServiceError:
+    return invalid_argument(
+        Reason.MALFORMED_REQUEST,
+        "request",
+        f"the request is not a valid {type_name} message (bad protobuf encoding, or invalid"
+        " UTF-8 in a string field)",
     )
 
 

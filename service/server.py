@@ -7,21 +7,19 @@ import contextlib
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import grpc
 import structlog
+from google.protobuf import message_factory
 from google.protobuf.internal import api_implementation
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from croupier.v1 import (
-    benchmark_service_pb2,
-    benchmark_service_pb2_grpc,
-    game_service_pb2,
-    game_service_pb2_grpc,
-)
+from croupier.v1 import benchmark_service_pb2, game_service_pb2
 from service.benchmark import BenchmarkService
+from service.calls import lenient
 from service.config import Settings
 from service.servicer import GameService
 from service.store import Store
@@ -76,10 +74,8 @@ async def start(settings: Settings, store: Store) -> Running:
         ]
     )
     servicer = GameService(store, settings)
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
-    benchmark_service_pb2_grpc.add_BenchmarkServiceServicer_to_server(
-        BenchmarkService(servicer), server
-    )
+    _add_service(servicer, server, game_service_pb2, "GameService")
+    _add_service(BenchmarkService(servicer), server, benchmark_service_pb2, "BenchmarkService")
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -125,6 +121,33 @@ async def start(settings: Settings, store: Store) -> Running:
         event_loop=type(asyncio.get_running_loop()).__module__,
     )
     return running
+
+
+def _add_service(
+    servicer: object, server: grpc.aio.Server, messages: ModuleType, name: str
+) -> None:
+    """What the generated add_<Service>Servicer_to_server does, with lenient request
+    deserializers: a request that does not decode (not protobuf, invalid UTF-8 in a string
+    field) gets INVALID_ARGUMENT / MALFORMED_REQUEST instead of gRPC's UNKNOWN."""
+    service = messages.DESCRIPTOR.services_by_name[name]
+    handlers = {}
+    for method in service.methods:
+        make = (
+            grpc.unary_stream_rpc_method_handler
+            if method.server_streaming
+            else grpc.unary_unary_rpc_method_handler
+        )
+        handlers[method.name] = make(
+            getattr(servicer, method.name),
+            request_deserializer=lenient(message_factory.GetMessageClass(method.input_type)),
+            response_serializer=message_factory.GetMessageClass(
+                method.output_type
+            ).SerializeToString,
+        )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(service.full_name, handlers),)
+    )
+    server.add_registered_method_handlers(service.full_name, handlers)
 
 
 def _tls(cert: str, key: str) -> grpc.ServerCredentials:
