@@ -39,7 +39,7 @@ class Settings:
         24 * 3600, "CROUPIER_FINISHED_TTL", "seconds a finished game is kept"
     )
     request_ttl_seconds: int = _setting(
-        24 * 3600, "CROUPIER_REQUEST_TTL", "seconds a move's request id is remembered"
+        3600, "CROUPIER_REQUEST_TTL", "seconds a move's request id is remembered"
     )
     # A CreateGame retry returns the seat credentials again, so its record is kept briefly.
     create_request_ttl_seconds: int = _setting(

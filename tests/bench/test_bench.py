@@ -9,55 +9,99 @@ from typing import Any
 
 import pytest
 
-from croupier import bench
+from croupier.bench import main
+from croupier.bench.baseline import echo_request
+from croupier.bench.cpu import parse_cpus
+from croupier.bench.replay import record_games
+from croupier.bench.spec import Payload
+from croupier.bench.stats import Figures, Sample
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.benchmark_service_pb2 import EchoResponse
+from engines.registry import GAMES
 
 FIGURES = ("calls_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors")
 
 
 def test_cpu_lists_parse_like_taskset() -> None:
-    assert bench.parse_cpus("0") == {0}
-    assert bench.parse_cpus("0,2-4") == {0, 2, 3, 4}
+    assert parse_cpus("0") == {0}
+    assert parse_cpus("0,2-4") == {0, 2, 3, 4}
     with pytest.raises(ValueError, match="invalid literal"):
-        bench.parse_cpus("x")
+        parse_cpus("x")
 
 
 def test_percentiles_are_nearest_rank() -> None:
-    sample = bench.Sample(latencies={"k": [i / 1000 for i in range(1, 101)]})
-    figures = bench.Figures.of(sample, "k", window_s=2.0)
+    sample = Sample(latencies={"k": [i / 1000 for i in range(1, 101)]})
+    figures = Figures.of(sample, "k", window_s=2.0)
     assert figures.calls_per_s == 50
     assert (figures.p50_ms, figures.p90_ms, figures.p99_ms, figures.max_ms) == (50, 90, 99, 100)
 
 
-def test_service_bench_plays_games_and_measures_the_baseline(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("request_bytes", "response_bytes"), [(0, 0), (52, 317), (140, 2000)])
+def test_echo_carries_the_given_serialized_sizes(request_bytes: int, response_bytes: int) -> None:
+    request = echo_request(Payload(request_bytes, response_bytes))
+    assert request.ByteSize() == request_bytes
+    assert EchoResponse(payload=bytes(request.response_bytes)).ByteSize() == response_bytes
+
+
+def test_recorded_games_are_complete_and_replay_alike() -> None:
+    recorded = record_games(["trinity"], {"trinity": 3}, seed=5, count=2)["trinity"]
+    assert recorded == record_games(["trinity"], {"trinity": 3}, seed=5, count=2)["trinity"]
+    engine = GAMES["trinity"]
+    for game in recorded:
+        create = pb.CreateGameRequest.FromString(game.create)
+        state, _ = engine.new_game(create.trinity, create.seats, create.seed)
+        for seat, move in game.moves:
+            assert engine.result(state) is None
+            engine.apply(state, seat, pb.Move.FromString(move).trinity)
+        assert engine.result(state) is not None
+
+
+def test_service_bench_replays_moves_plays_games_and_measures_the_baseline(
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "bench.json"
-    bench.main(
+    main(
         [
-            *["--game", "vampire_queen", "--concurrency", "4"],
+            *["--game", "vampire_queen", "--concurrency", "4", "--redis-stats"],
             *["--duration", "1.5", "--warmup", "0.3", "--json", str(out)],
         ]
     )
     report: dict[str, Any] = json.loads(out.read_text())
-    for key in ("baseline", "apply_move", "list_legal_moves", "get_game", "create_game"):
-        assert set(FIGURES) <= set(report[key]), key
-        assert report[key]["errors"] == 0, key
-    for key in ("baseline", "apply_move", "list_legal_moves", "vampire_queen"):
-        assert report[key]["calls_per_s"] > 0, key
-        assert report[key]["p50_ms"] <= report[key]["p99_ms"] <= report[key]["max_ms"], key
-    assert set(FIGURES) <= set(report["vampire_queen"])
+    assert report["baseline"]["rpc"] == "croupier.v1.BenchmarkService/Echo"
+    play = report["game_play"]
+    entries = {"baseline": report["baseline"], "apply_move": report["apply_move"]}
+    entries |= {f"game_play.{rpc}": play[rpc] for rpc in ("apply_move", "list_legal_moves")}
+    entries |= {"vampire_queen": report["vampire_queen"]}
+    for key, entry in entries.items():
+        assert set(FIGURES) <= set(entry), key
+        assert entry["errors"] == 0, key
+        assert entry["calls_per_s"] > 0, key
+        assert entry["p50_ms"] <= entry["p99_ms"] <= entry["max_ms"], key
     assert report["ratio"] == pytest.approx(
         report["apply_move"]["calls_per_s"] / report["baseline"]["calls_per_s"], rel=1e-3
     )
+    assert play["ratio"] == pytest.approx(
+        play["apply_move"]["calls_per_s"] / report["baseline"]["calls_per_s"], rel=1e-3
+    )
+    # The baseline carries the mean serialized sizes of the replayed ApplyMoves.
+    for size in ("request_bytes", "response_bytes"):
+        assert report["baseline"][size] == pytest.approx(report["apply_move"][size], abs=1)
     assert report["errors"] == {}
     # The server was started here: its CPU and its Redis are known.
-    assert report["cpu"]["games"]["server"] > 0
+    assert report["cpu"]["replay"]["server"] > 0
+    redis = report["redis"]
     # One round trip to read the game (and request record), one for the atomic write.
-    assert report["redis"]["apply_move"]["round_trips_max"] == 2
-    assert report["redis"]["list_legal_moves"]["round_trips_max"] == 1
+    assert redis["apply_move"]["round_trips_max"] == 2
+    assert redis["list_legal_moves"]["round_trips_max"] == 1
+    per_move = redis["replay"]["replay"]
+    assert 1.8 < per_move["round_trips_per_move"] < 2.5  # calls cross the window's ends
+    assert per_move["net_input_bytes_per_move"] > 0
+    assert per_move["net_output_bytes_per_move"] > 0
 
 
 def test_engine_bench_runs_playouts_and_sizes_states(tmp_path: Path) -> None:
     out = tmp_path / "engines.json"
-    bench.main(
+    main(
         [
             *["--engines", "--game", "vampire_queen", "--duration", "0.5"],
             *["--no-rlcard", "--json", str(out)],
@@ -70,3 +114,4 @@ def test_engine_bench_runs_playouts_and_sizes_states(tmp_path: Path) -> None:
     assert entry["seats"] == 12
     assert 0 < entry["state_bytes_mean"] <= entry["state_bytes_max"]
     assert entry["state_bytes_max"] < entry["stored_bytes_max"]
+    assert 0 < entry["log_bytes_mean"] <= entry["log_bytes_max"]

@@ -1,0 +1,122 @@
+"""`croupier-bench`: how fast a Croupier server referees games, and how fast the engines are.
+
+    croupier-bench                                   # start a server, all games, 32 in flight
+    croupier-bench --concurrency 1                   # latency mode
+    croupier-bench --server-cpus 0 --client-cpus 1   # server (and its Redis) and load on own cores
+    croupier-bench --target HOST:PORT --server-pid PID --redis-url URL   # a server you started
+    croupier-bench --engines                         # the engines alone: no gRPC, no Redis
+
+The service benchmark measures, keeping `--concurrency` calls in flight, in phases:
+the baseline, `croupier.v1.BenchmarkService/Echo` (a trivial call through the same server stack,
+with the payload sizes of the measured ApplyMoves and a bearer credential); the replay, only
+ApplyMove: complete games recorded with random bots are created again with the same seeds and
+their moves sent in order (the top-level `apply_move` and `ratio`); and game play: bots play
+through the API (ListLegalMoves, then a listed move through ApplyMove; GetGame once a game is
+over; CreateGame for the next one), reported under `game_play`. Every figure is printed also
+as a ratio to the baseline, so results compare across machines. See docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from croupier.bench.cpu import parse_cpus, py_spy
+from croupier.bench.engines import run_engine_bench
+from croupier.bench.service import GAME_IDS, run_service_bench
+
+
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text}")
+        return value
+
+    return parse
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="croupier-bench",
+        description=(__doc__ or "").split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join((__doc__ or "").split("\n\n")[1:]),
+    )
+    parser.add_argument("--engines", action="store_true", help="benchmark the engines alone")
+    parser.add_argument(
+        "--game", action="append", choices=GAME_IDS, help="a game to play (repeatable; default all)"
+    )
+    parser.add_argument(
+        "--duration", type=_positive(float), default=10.0, help="measured seconds per phase"
+    )
+    parser.add_argument(
+        "--warmup", type=float, default=1.0, help="unmeasured seconds before each phase"
+    )
+    parser.add_argument(
+        "--concurrency", type=_positive(int), default=32, help="calls in flight (1: latency mode)"
+    )
+    parser.add_argument(
+        "--separately",
+        action="store_true",
+        help="one phase per game (per-game throughput) instead of all games mixed",
+    )
+    parser.add_argument(
+        "--seats",
+        type=_positive(int),
+        help="seats per game, within each game's range (default: each game's maximum)",
+    )
+    parser.add_argument("--target", help="host:port of a running server (default: start one)")
+    parser.add_argument("--server-pid", type=int, help="pid of the --target server, for its CPU")
+    parser.add_argument(
+        "--redis-url",
+        help="the server's Redis (a started server uses it; with --target: counts round trips)",
+    )
+    parser.add_argument("--server-cpus", type=parse_cpus, help="pin the started server: 0 or 0-1")
+    parser.add_argument("--redis-cpus", type=parse_cpus, help="pin its Redis (default: server's)")
+    parser.add_argument("--client-cpus", type=parse_cpus, help="pin the load generator")
+    parser.add_argument(
+        "--client-processes", type=_positive(int), default=1, help="load generator processes"
+    )
+    parser.add_argument("--channels", type=_positive(int), default=1, help="channels per process")
+    parser.add_argument("--timeout", type=float, default=10.0, help="deadline of each call")
+    parser.add_argument("--seed", type=int, default=1, help="seed of games and bots")
+    parser.add_argument("--no-uvloop", action="store_true", help="client on the asyncio loop")
+    parser.add_argument("--replay-only", action="store_true", help="skip the game-play phase(s)")
+    parser.add_argument(
+        "--redis-stats",
+        action="store_true",
+        help="Redis counters per move over the replay windows, and the memory of replayed"
+        " games' keys (needs a known Redis)",
+    )
+    parser.add_argument("--no-redis-count", action="store_true", help="skip counting round trips")
+    parser.add_argument("--no-rlcard", action="store_true", help="skip RLCard's UNO (--engines)")
+    parser.add_argument(
+        "--profile",
+        help="py-spy record the server during the first replay phase: FILE.svg, .json or text",
+    )
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.target and (args.server_cpus or args.redis_cpus):
+        parser.error("--server-cpus/--redis-cpus pin a server started here: not with --target")
+    if args.profile and py_spy() is None:
+        parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
+    if args.engines:
+        report = run_engine_bench(args, sys.stdout)
+    else:
+        report = run_service_bench(args, sys.stdout)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
