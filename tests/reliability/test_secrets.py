@@ -38,15 +38,16 @@ from croupier.play import options_for
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import StoredGame
-from croupier.v1.vampire_queen_pb2 import VampireQueenState
 from engines.core.errors import IllegalMove, MalformedMove
 from engines.registry import GAMES
-from engines.vampire_queen.cards import HUNTERS
 from service import auth, errors
 from service.embedded_redis import EmbeddedRedis
 from tests.engines.one_card.test_properties import scrambled as one_card_scrambled
 from tests.engines.pig_mau_mau.positions import scrambled as pig_mau_mau_scrambled
 from tests.engines.trinity.test_properties import scrambled as trinity_scrambled
+from tests.engines.vampire_queen.test_properties import (
+    scrambled_state as vampire_queen_scrambled,
+)
 from tests.engines.whats_your_name.test_properties import scrambled as whats_your_name_scrambled
 from tests.reliability.support import (
     GAME_TYPES,
@@ -65,31 +66,6 @@ FIGURES: Counter[str] = Counter()
 CREDENTIALS: list[str] = []  # every credential handed out in this module
 
 # --- what a seat may not see: the engines' own scramblers ----------------------------------
-
-
-def vampire_queen_scrambled(
-    state: VampireQueenState, viewer: int | None, rnd: random.Random
-) -> VampireQueenState:
-    """tests/engines/vampire_queen/test_properties.py:scrambled, returning the state: the
-    other hands' non-Hunter cards exchanged with the set-aside pile, the generator moved."""
-    other = VampireQueenState()
-    other.CopyFrom(state)
-    seats = [seat for seat in range(state.seats) if seat != viewer]
-    pool = list(other.set_aside)
-    for seat in seats:
-        pool.extend(card for card in other.hands[seat].cards if card not in HUNTERS)
-    rnd.shuffle(pool)
-    for seat in seats:
-        cards = other.hands[seat].cards
-        hunters = [card for card in cards if card in HUNTERS]
-        dealt, pool = pool[: len(cards) - len(hunters)], pool[len(cards) - len(hunters) :]
-        del cards[:]
-        cards.extend(sorted([*dealt, *hunters]))
-    del other.set_aside[:]
-    other.set_aside.extend(sorted(pool))
-    other.rng.draws += 7919
-    other.rng.seed ^= 0x5DEECE66D
-    return other
 
 
 SCRAMBLERS: dict[str, Callable[[Any, int | None, random.Random], Any]] = {

@@ -41,7 +41,9 @@ def accounted(state: VampireQueenState) -> Counter[int]:
     return cards
 
 
-def scrambled(state: VampireQueenState, viewer: int | None, chooser: random.Random) -> bytes:
+def scrambled_state(
+    state: VampireQueenState, viewer: int | None, chooser: random.Random
+) -> VampireQueenState:
     """The state with everything `viewer` may not see exchanged at random: the non-Hunter cards
     of the other hands (sizes and Hunter holders are public) with the set-aside pile, and the
     generator's position."""
@@ -63,6 +65,12 @@ def scrambled(state: VampireQueenState, viewer: int | None, chooser: random.Rand
     other.set_aside.extend(sorted(pool))
     other.rng.draws += 7919
     other.rng.seed ^= 0x5DEECE66D
+    return other
+
+
+def scrambled(state: VampireQueenState, viewer: int | None, chooser: random.Random) -> bytes:
+    """The view bytes of `viewer` in a scrambled copy of the state."""
+    other = scrambled_state(state, viewer, chooser)
     return ENGINE.view(other, viewer).SerializeToString(deterministic=True)
 
 
