@@ -29,6 +29,7 @@ from redis.retry import Retry
 
 from service import keys
 from service.fanout import Fanout
+from service.resp import RespClient
 from service.store import Commit, Snapshot, StoreUnavailable
 
 log = structlog.get_logger(__name__)
@@ -79,8 +80,15 @@ def connect(url: str, timeout: float) -> Any:
             socket_connect_timeout=timeout,
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 6),
         )
-    # No socket timeout: each operation has one deadline of its own (RedisStore._guard), which
-    # costs less than redis-py's timeout around every read and write.
+    if url.startswith("redis://"):
+        # The lean client of service/resp.py; each operation has one deadline of its own
+        # (RedisStore._guard).
+        return RespClient(url, connect_timeout=timeout)
+    return _redis_py(url, timeout)
+
+
+def _redis_py(url: str, timeout: float) -> Any:
+    """redis-py for a single Redis (TLS URLs, and every pub/sub connection)."""
     return aioredis.Redis.from_url(
         url,
         socket_connect_timeout=timeout,
@@ -92,6 +100,8 @@ class RedisStore:
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         self.cluster = is_cluster_url(url)
         self._redis: Any = connect(url, timeout)
+        # Sharded pub/sub needs redis-py (a cluster client serves both).
+        self._subscriber: Any = self._redis if self.cluster else _redis_py(url, timeout)
         # A cluster client times out per socket and retries redirections on its own.
         self._timeout: float | None = None if self.cluster else timeout
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
@@ -191,7 +201,7 @@ class RedisStore:
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
         try:
             if self._pubsub is None:
-                self._pubsub = self._redis.pubsub()
+                self._pubsub = self._subscriber.pubsub()
             await self._pubsub.ssubscribe(channel)
         except RedisError as exc:
             self._confirmed.pop(channel, None)
@@ -269,6 +279,8 @@ class RedisStore:
             with contextlib.suppress(RedisError, RuntimeError, OSError):
                 await self._pubsub.aclose()
         await self._redis.aclose()
+        if self._subscriber is not self._redis:
+            await self._subscriber.aclose()
 
 
 def _node_source(get_message: Callable[..., Any], node: Any) -> MessageSource:

@@ -1,0 +1,75 @@
+"""The lean Redis client (service/resp.py) against a real redis-server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+from service.embedded_redis import EmbeddedRedis
+from service.resp import RespClient
+
+
+def test_commands_pipelines_and_errors() -> None:
+    async def run(url: str) -> None:
+        client = RespClient(url)
+        assert await client.ping()
+        assert await client.set("k", b"v", ex=60, nx=True, get=True) is None
+        assert await client.set("k", b"w", ex=60, nx=True, get=True) == b"v"
+        async with client.pipeline(transaction=False) as pipe:
+            pipe.hmget("h", "a", "b")
+            pipe.get("k")
+            assert await pipe.execute() == [[None, None], b"v"]
+        with pytest.raises(ResponseError):
+            await client.execute("LPUSH", "k", "x")  # wrong type
+        assert await client.get("k") == b"v"  # still in step after an error reply
+        results = await asyncio.gather(*(client.execute("INCR", "n") for _ in range(200)))
+        assert sorted(results) == list(range(1, 201))
+        await client.aclose()
+
+    with EmbeddedRedis() as server:
+        asyncio.run(run(server.url))
+
+
+def test_a_caller_that_gives_up_leaves_the_connection_in_step() -> None:
+    """A command whose caller stopped waiting (its deadline) has its reply read and dropped:
+    the next command gets its own reply."""
+
+    async def run(url: str, port: int) -> None:
+        client = RespClient(url)
+        await client.execute("SET", "k", "v")
+        sleeper = redis.Redis(port=port)
+        slow = asyncio.get_running_loop().run_in_executor(
+            None, sleeper.execute_command, "DEBUG", "SLEEP", "0.5"
+        )
+        await asyncio.sleep(0.1)
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.1):
+                await client.execute("GET", "k")
+        await slow
+        sleeper.close()
+        assert await client.execute("ECHO", "mine") == b"mine"
+        await client.aclose()
+
+    with EmbeddedRedis(extra_args=("--enable-debug-command", "local")) as server:
+        asyncio.run(run(server.url, server.port))
+
+
+def test_scripts_load_themselves_and_connections_come_back() -> None:
+    async def run(server: EmbeddedRedis) -> None:
+        client = RespClient(server.url)
+        script = client.register_script("return ARGV[1] .. KEYS[1]")
+        assert await script(keys=["k"], args=["a"]) == b"ak"  # NOSCRIPT, then EVAL
+        assert await script(keys=["k"], args=["b"]) == b"bk"  # EVALSHA
+        server.stop()
+        with pytest.raises(RedisConnectionError):
+            await client.ping()
+        server.start()
+        assert await client.ping()  # connects again by itself
+        await client.aclose()
+
+    with EmbeddedRedis() as server:
+        asyncio.run(run(server))
