@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from croupier.v1.whats_your_name_pb2 import WhatsYourNameCard, WhatsYourNameState
 
 RANKS = 13
+COLOUR_SETS = 6  # WN-1.1
 THIRTEEN = 13
 HAND_SIZE = 3  # WN-2.4, WN-3.6
 HIDDEN_DEAL = 4  # WN-7.1: draw 4, set one aside
@@ -40,7 +41,9 @@ def to_card(card: int) -> WhatsYourNameCard:
 
 
 def to_cards(cards: Iterable[int]) -> list[WhatsYourNameCard]:
-    return [WhatsYourNameCard(rank=c % RANKS + 1, colour=c // RANKS) for c in cards]
+    """The card messages, for filling a repeated field (which copies them). They are shared
+    read-only prototypes: copying them in C costs less than building new ones in Python."""
+    return [_CARDS[c] for c in cards]
 
 
 def has_virtual(state: WhatsYourNameState) -> bool:
@@ -51,3 +54,9 @@ def has_virtual(state: WhatsYourNameState) -> bool:
 def table_size(seats: int) -> int:
     """Table positions: the seats, plus the virtual player with two seats."""
     return 3 if seats == 2 else seats
+
+
+_CARDS = tuple(
+    WhatsYourNameCard(rank=code % RANKS + 1, colour=code // RANKS)
+    for code in range(COLOUR_SETS * RANKS)
+)
