@@ -47,24 +47,27 @@ class LoadedGame:
     def etag(self) -> str:
         return etag_of(self.version)
 
-    def view(self, seat: int | None, version: int | None = None) -> GameView:
+    def view(self, seat: int | None) -> GameView:
+        view = GameView()
+        self.fill_view(view, seat)
+        return view
+
+    def fill_view(self, view: GameView, seat: int | None) -> None:
+        """Write `seat`'s view into `view` (a response's own field: no copy of a copy)."""
         engine, state = self.engine, self.state
-        view = GameView(
-            name=game_name(self.game_id),
-            game_type=engine.game_id,
-            etag=etag_of(self.version if version is None else version),
-            seats=state.seats,
-            display_names=self.stored.display_names,
-            active_seats=engine.active_seats(state),
-            move_count=self.stored.move_count,
-        )
+        view.name = game_name(self.game_id)
+        view.game_type = engine.game_id
+        view.etag = self.etag
+        view.seats = state.seats
+        view.display_names.extend(self.stored.display_names)
+        view.active_seats.extend(engine.active_seats(state))
+        view.move_count = self.stored.move_count
         if seat is not None:
             view.viewer_seat = seat
         result = engine.result(state)
         if result is not None:
             view.result.CopyFrom(result)
         getattr(view, engine.game_id).CopyFrom(engine.view(state, seat))
-        return view
 
     def unwrap_move(self, move: Move) -> Any | None:
         """The game's own move, or None when `move` is not a move of this game."""

@@ -189,7 +189,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = game_id = _game_id(request.name)
         game, _ = await self._load(game_id, call)
         seat = self._seat(game, call, required=False)
-        return pb.GetGameResponse(view=game.view(seat))
+        response = pb.GetGameResponse()
+        game.fill_view(response.view, seat)
+        return response
 
     @unary
     async def ListLegalMoves(
@@ -264,9 +266,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         expected = game.version
         game.version += 1
         game.stored.move_count += 1
-        response = pb.ApplyMoveResponse(
-            etag=game.etag, events=game.events_for(emitted, seat), view=game.view(seat)
-        )
+        response = pb.ApplyMoveResponse(etag=game.etag, events=game.events_for(emitted, seat))
+        game.fill_view(response.view, seat)
         over = game.engine.result(game.state) is not None
         data = game.stored.SerializeToString()
         head = notification_head(game.version, game.audienced(emitted), len(data))
