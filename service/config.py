@@ -84,10 +84,10 @@ class Settings:
         100, "CROUPIER_MAX_WATCHERS", "watch streams per game on one process (0: no limit)"
     )
     rate_limit: float = _setting(
-        200.0, "CROUPIER_RATE_LIMIT", "calls per second per credential on one process (0: off)"
+        1000.0, "CROUPIER_RATE_LIMIT", "calls per second per credential on one process (0: off)"
     )
     rate_burst: float = _setting(
-        400.0, "CROUPIER_RATE_BURST", "calls a credential may make at once above the rate"
+        2000.0, "CROUPIER_RATE_BURST", "calls a credential may make at once above the rate"
     )
     metrics_port: int = _setting(
         0,

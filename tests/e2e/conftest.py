@@ -34,5 +34,6 @@ def redis_server() -> Iterator[EmbeddedRedis]:
 
 @pytest.fixture(scope="session")
 def grpc_server(redis_server: EmbeddedRedis) -> Iterator[LocalServer]:
-    with LocalServer(redis_server.url) as server:
+    # Bots on loopback call faster than any frontend: these tests are about play, not limits.
+    with LocalServer(redis_server.url, extra_args=("--rate-limit", "0")) as server:
         yield server
