@@ -13,7 +13,7 @@ move"). Afterwards, while no window is open, a current seat that cannot discard 
 from __future__ import annotations
 
 from croupier.v1.one_card_pb2 import OneCardEvent, OneCardGameRecord, OneCardState
-from engines.core import rng
+from engines.core.cards import refill_from_discard
 from engines.core.engine import Emitted
 from engines.core.scoring import placements
 from engines.core.seats import left
@@ -90,13 +90,10 @@ def draw_cards(
     pile = state.draw_pile
     while len(got) < owed:
         if not pile:
-            if len(state.discard_pile) <= 1:
+            moved = refill_from_discard(pile, state.discard_pile, state.rng)
+            if not moved:
                 break  # OC-3.3: nothing left to draw; the rest is skipped
-            rest = list(state.discard_pile[:-1])
-            del state.discard_pile[:-1]
-            rng.shuffle(state.rng, rest)
-            pile.extend(rest)
-            events.append(Emitted(Event(reshuffled=Event.Reshuffled(draw_pile_size=len(rest)))))
+            events.append(Emitted(Event(reshuffled=Event.Reshuffled(draw_pile_size=moved))))
         got.append(pile.pop())
     hand = state.hands[seat].cards
     hand.extend(got)

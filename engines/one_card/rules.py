@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from croupier.v1.one_card_pb2 import OneCardMove, OneCardState
 from engines.core.errors import MalformedMove
+from engines.core.seats import step as seat_step
 from engines.one_card import cards as c
 
 
@@ -127,7 +128,7 @@ def nothing_to_draw(state: OneCardState) -> bool:
 
 
 def next_seat(state: OneCardState, seat: int) -> int:
-    return (seat + (-1 if state.counter_clockwise else 1)) % state.seats
+    return seat_step(seat, state.seats, -1 if state.counter_clockwise else 1)
 
 
 # ---------------------------------------------------------------- the rules of a discard

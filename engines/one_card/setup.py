@@ -12,7 +12,7 @@ from engines.core import rng
 from engines.core.cards import draw
 from engines.core.engine import Emitted
 from engines.core.errors import InvalidOptions
-from engines.core.seats import left
+from engines.core.seats import clockwise_from, left
 from engines.one_card import cards as c
 
 HAND_SIZE = 7  # OC-2.1
@@ -93,8 +93,7 @@ def deal_game(state: OneCardState, dealer: int, by_lot: bool = False) -> list[Em
             )
         )
     ]
-    for i in range(state.seats):
-        seat = (first + i) % state.seats
+    for seat in clockwise_from(first, state.seats):
         hand = draw(state.draw_pile, HAND_SIZE)
         hand_of = state.hands[seat].cards
         del hand_of[:]

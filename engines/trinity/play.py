@@ -24,8 +24,9 @@ from croupier.v1.trinity_pb2 import (
 )
 from engines.core.cards import draw
 from engines.core.engine import Emitted
+from engines.core.seats import clockwise_from, left
 from engines.trinity import board as rows
-from engines.trinity.board import ROWS, SLOTS
+from engines.trinity.board import SLOTS
 from engines.trinity.cards import CLUBS, DIAMONDS, is_face, is_joker, suit_of
 from engines.trinity.rules import (
     ACTION,
@@ -268,8 +269,7 @@ def _finish_action(state: TrinityState) -> Emits:
     if all(not hand.cards for hand in state.hands):
         state.outcome = TRINITY_OUTCOME_LOST_HANDS_EMPTY
         return events + _end_events(state)
-    for step in range(1, ROWS + 1):
-        nxt = (seat + step) % state.seats
+    for nxt in clockwise_from(left(seat, state.seats), state.seats):
         if state.hands[nxt].cards:
             state.turn = nxt
             events.append(public(Event(turn_began=Event.TurnBegan(seat=nxt))))

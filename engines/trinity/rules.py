@@ -24,6 +24,7 @@ from croupier.v1.trinity_pb2 import (
     TrinityStep,
 )
 from engines.core.errors import MalformedMove
+from engines.core.seats import left, right
 from engines.trinity.board import ROWS, SLOTS, leftmost, rightmost
 from engines.trinity.cards import (
     ACE,
@@ -108,8 +109,9 @@ def row_value(row: int) -> TrinityRow.ValueType:
 def gift_receiver(state: TrinityState) -> int:
     """The colour joker gives to the right, the black-and-white joker to the left (TR-4.8/9;
     C-1: right is the previous seat, left the next)."""
-    step = -1 if state.using_card == COLOUR_JOKER else 1
-    return (state.turn + step) % state.seats
+    if state.using_card == COLOUR_JOKER:
+        return right(state.turn, state.seats)
+    return left(state.turn, state.seats)
 
 
 def active_seat(state: TrinityState) -> int | None:
