@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from croupier import healthcheck
-from croupier.local import LocalServer, free_port
-from service.embedded_redis import EmbeddedRedis
+from croupier.local import LocalServer
+from service.embedded_redis import EmbeddedRedis, free_port
 from service.server import SERVICE_NAME
 
 

@@ -1,10 +1,9 @@
-"""Start a `croupier-server` process on a free loopback port, for tools and tests that are given
-no target."""
+"""Start a `croupier-server` process (this project's `service` package) on a free loopback
+port, for tools and tests that are given no target."""
 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,12 +13,7 @@ from types import TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+from service.embedded_redis import free_port
 
 
 def wait_serving(target: str, timeout: float = 20.0, tls_root: Path | None = None) -> None:
