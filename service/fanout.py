@@ -34,9 +34,6 @@ class Fanout:
         del self._queues[channel]
         return True
 
-    def channels(self) -> list[str]:
-        return list(self._queues)
-
     def publish(self, channel: str, payload: bytes) -> None:
         for queue in self._queues.get(channel, ()):
             if queue.full():

@@ -50,6 +50,3 @@ class WatcherCount:
         self._counts[game_id] -= 1
         if self._counts[game_id] <= 0:
             del self._counts[game_id]
-
-    def total(self) -> int:
-        return sum(self._counts.values())

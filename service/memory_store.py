@@ -1,5 +1,6 @@
 """An in-process store with the same behaviour as the Redis store, for a single server process
-started without Redis. Expiry is checked lazily when a game is read."""
+started without Redis. It keeps no move log (only Redis keeps one, for replays); expiry is
+checked lazily when a game is read."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from service import keys
 from service.fanout import Fanout
@@ -19,7 +20,6 @@ class _Game:
     version: int
     data: bytes
     expires_at: float
-    log: list[bytes] = field(default_factory=list)
 
 
 class MemoryStore:
@@ -60,17 +60,12 @@ class MemoryStore:
             return False
         game.version += 1
         game.data = commit.data
-        game.log.append(commit.log_entry)
         game.expires_at = time.monotonic() + commit.ttl_seconds
         if commit.request_id is not None and commit.record is not None:
             key = keys.request(commit.game_id, commit.request_id)
             self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
         self._fanout.publish(keys.channel(commit.game_id), commit.notification_head + commit.data)
         return True
-
-    async def read_log(self, game_id: str) -> list[bytes]:
-        game = self._game(game_id)
-        return list(game.log) if game else []
 
     async def get_create_record(self, request_id: str) -> bytes | None:
         return self._record(keys.create_request(request_id))

@@ -98,10 +98,6 @@ class MeasuredStore:
         written: bool = await self._timed("commit", self._store.commit(commit))
         return written
 
-    async def read_log(self, game_id: str) -> list[bytes]:
-        entries: list[bytes] = await self._timed("read_log", self._store.read_log(game_id))
-        return entries
-
     async def get_create_record(self, request_id: str) -> bytes | None:
         record: bytes | None = await self._timed(
             "get_create_record", self._store.get_create_record(request_id)

@@ -161,11 +161,6 @@ class RedisStore:
         async with self._guard():
             return bool(await self._commit(keys=script_keys, args=args))
 
-    async def read_log(self, game_id: str) -> list[bytes]:
-        async with self._guard():
-            entries: list[bytes] = await self._redis.lrange(keys.log(game_id), 0, -1)
-        return entries
-
     async def get_create_record(self, request_id: str) -> bytes | None:
         async with self._guard():
             record: bytes | None = await self._redis.get(keys.create_request(request_id))

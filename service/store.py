@@ -54,9 +54,6 @@ class Store(Protocol):
     async def commit(self, commit: Commit) -> bool:
         """Write the move if the game is still at `expected_version`; False if it is not."""
 
-    async def read_log(self, game_id: str) -> list[bytes]:
-        """The game's move log, oldest first."""
-
     async def get_create_record(self, request_id: str) -> bytes | None:
         """The record kept for a CreateGame request id."""
 

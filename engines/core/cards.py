@@ -3,24 +3,10 @@ hands and piles are sequences of them (multisets where copies exist)."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, MutableSequence, Sequence
+from collections.abc import MutableSequence
 
 from croupier.v1.common_pb2 import RngState
 from engines.core import rng
-
-
-def holds_all(hand: Iterable[int], cards: Sequence[int]) -> bool:
-    """Whether `hand` contains every card of `cards`, copies counted."""
-    need = Counter(cards)
-    have = Counter(hand)
-    return all(have[card] >= count for card, count in need.items())
-
-
-def remove_cards(hand: MutableSequence[int], cards: Iterable[int]) -> None:
-    """Remove one copy of each card; the caller has checked `holds_all`."""
-    for card in cards:
-        hand.remove(card)
 
 
 def draw(pile: MutableSequence[int], count: int) -> list[int]:
