@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import redis.asyncio as aioredis
 import structlog
@@ -62,6 +63,9 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
 MessageSource = Callable[[], Awaitable[dict[str, Any] | None]]
 
 
@@ -81,19 +85,37 @@ def connect(url: str, timeout: float) -> Any:
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 6),
         )
     if url.startswith("redis://"):
-        # The lean client of service/resp.py; each operation has one deadline of its own
-        # (RedisStore._guard).
-        return RespClient(url, connect_timeout=timeout)
-    return _redis_py(url, timeout)
+        # The lean client of service/resp.py: each command has a deadline of its own.
+        return RespClient(url, connect_timeout=timeout, timeout=timeout)
+    return _redis_py(url, timeout, socket_timeout=timeout)
 
 
-def _redis_py(url: str, timeout: float) -> Any:
-    """redis-py for a single Redis (TLS URLs, and every pub/sub connection)."""
+def _redis_py(url: str, timeout: float, socket_timeout: float | None = None) -> Any:
+    """redis-py for a single Redis: TLS URLs, and every pub/sub connection (which waits for
+    messages without a deadline)."""
     return aioredis.Redis.from_url(
         url,
+        socket_timeout=socket_timeout,
         socket_connect_timeout=timeout,
         retry=Retry(NoBackoff(), 0),  # fail fast: the caller gets UNAVAILABLE at once
     )
+
+
+def _store_errors(
+    method: Callable[P, Coroutine[Any, Any, T]],
+) -> Callable[P, Coroutine[Any, Any, T]]:
+    """Every Redis failure (a deadline passed included) becomes StoreUnavailable."""
+
+    @functools.wraps(method)
+    async def translated(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await method(*args, **kwargs)
+        except RedisError as exc:
+            raise StoreUnavailable(type(exc).__name__) from exc
+        except TimeoutError as exc:
+            raise StoreUnavailable("timeout") from exc
+
+    return translated
 
 
 class RedisStore:
@@ -102,8 +124,6 @@ class RedisStore:
         self._redis: Any = connect(url, timeout)
         # Sharded pub/sub needs redis-py (a cluster client serves both).
         self._subscriber: Any = self._redis if self.cluster else _redis_py(url, timeout)
-        # A cluster client times out per socket and retries redirections on its own.
-        self._timeout: float | None = None if self.cluster else timeout
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
         self._create = self._redis.register_script(CREATE_SCRIPT)
         self._fanout = Fanout()
@@ -112,37 +132,25 @@ class RedisStore:
         self._supervisor: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
 
-    @asynccontextmanager
-    async def _guard(self) -> AsyncIterator[None]:
-        """One deadline for one operation; every Redis failure becomes StoreUnavailable."""
-        try:
-            async with asyncio.timeout(self._timeout):
-                yield
-        except RedisError as exc:
-            raise StoreUnavailable(type(exc).__name__) from exc
-        except TimeoutError as exc:
-            raise StoreUnavailable("timeout") from exc
-
+    @_store_errors
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
-        async with self._guard():
-            if request_id:
-                async with self._redis.pipeline(transaction=False) as pipe:
-                    pipe.hmget(keys.game(game_id), "v", "s")
-                    pipe.get(keys.request(game_id, request_id))
-                    (version, data), record = await pipe.execute()
-            else:
-                version, data = await self._redis.hmget(keys.game(game_id), "v", "s")
-                record = None
+        if request_id:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hmget(keys.game(game_id), "v", "s")
+                pipe.get(keys.request(game_id, request_id))
+                (version, data), record = await pipe.execute()
+        else:
+            version, data = await self._redis.hmget(keys.game(game_id), "v", "s")
+            record = None
         if version is None or data is None:
             return None
         return Snapshot(int(version), data, record)
 
+    @_store_errors
     async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
-        async with self._guard():
-            await self._create(
-                keys=[keys.game(game_id), keys.log(game_id)], args=[data, ttl_seconds]
-            )
+        await self._create(keys=[keys.game(game_id), keys.log(game_id)], args=[data, ttl_seconds])
 
+    @_store_errors
     async def commit(self, commit: Commit) -> bool:
         game_id = commit.game_id
         script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
@@ -158,19 +166,18 @@ class RedisStore:
         if commit.request_id is not None and commit.record is not None:
             script_keys.append(keys.request(game_id, commit.request_id))
             args += [commit.record, commit.record_ttl_seconds]
-        async with self._guard():
-            return bool(await self._commit(keys=script_keys, args=args))
+        return bool(await self._commit(keys=script_keys, args=args))
 
+    @_store_errors
     async def get_create_record(self, request_id: str) -> bytes | None:
-        async with self._guard():
-            record: bytes | None = await self._redis.get(keys.create_request(request_id))
+        record: bytes | None = await self._redis.get(keys.create_request(request_id))
         return record
 
+    @_store_errors
     async def put_create_record(self, request_id: str, record: bytes, ttl_seconds: int) -> bytes:
-        async with self._guard():
-            previous: bytes | None = await self._redis.set(
-                keys.create_request(request_id), record, ex=ttl_seconds, nx=True, get=True
-            )
+        previous: bytes | None = await self._redis.set(
+            keys.create_request(request_id), record, ex=ttl_seconds, nx=True, get=True
+        )
         return record if previous is None else previous
 
     # Notifications: sharded pub/sub (SSUBSCRIBE), one connection per Redis node, shared by
@@ -258,8 +265,7 @@ class RedisStore:
 
     async def ping(self) -> bool:
         try:
-            async with self._guard():
-                return bool(await self._redis.ping())
+            return bool(await _store_errors(self._redis.ping)())
         except StoreUnavailable:
             return False
 

@@ -8,9 +8,12 @@ about 13 µs for this client (docs/performance.md). It offers the few redis-py m
 uses (`hmget`, `get`, `set`, `lrange`, `ping`, `pipeline`, `register_script`), with the same
 meaning, so the store's code does not depend on which client runs.
 
-A caller that stops waiting (its deadline passed) leaves its reply to be read and dropped, so the
-connection stays in step; a lost connection fails every waiting command with ConnectionError,
-and the next command connects again.
+Each command has a deadline (`timeout`): one timer per connection, set for the oldest command
+still waiting, fails with TimeoutError the commands whose deadline passed (a timer per command,
+as `asyncio.timeout` sets, cost more CPU than the rest of a command). A command that timed out,
+or whose caller stopped waiting, leaves its reply to be read and dropped, so the connection
+stays in step; a lost connection fails every waiting command with ConnectionError, and the next
+command connects again.
 """
 
 from __future__ import annotations
@@ -34,10 +37,13 @@ _pack = cast(Callable[[tuple[Arg, ...]], bytes], hiredis.pack_command)
 
 
 class _Protocol(asyncio.Protocol):
-    def __init__(self) -> None:
+    def __init__(self, timeout: float | None) -> None:
         self._reader = hiredis.Reader()
-        self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        # Commands waiting for their reply, in the order sent, with their deadlines.
+        self._waiting: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
         self._transport: asyncio.Transport | None = None
+        self._timeout = timeout
+        self._timer: asyncio.TimerHandle | None = None
         self.lost = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -46,7 +52,7 @@ class _Protocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self._reader.feed(data)
         while (reply := self._reader.gets()) is not False:
-            future = self._waiting.popleft()
+            future, _ = self._waiting.popleft()
             if future.done():  # its caller gave up waiting
                 continue
             if isinstance(reply, hiredis.ReplyError):
@@ -57,8 +63,10 @@ class _Protocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
+        if self._timer is not None:
+            self._timer.cancel()
         while self._waiting:
-            future = self._waiting.popleft()
+            future, _ = self._waiting.popleft()
             if not future.done():
                 future.set_exception(RedisConnectionError("connection to Redis lost"))
 
@@ -67,9 +75,28 @@ class _Protocol(asyncio.Protocol):
             raise RedisConnectionError("connection to Redis lost")
         loop = asyncio.get_running_loop()
         futures = [loop.create_future() for _ in range(replies)]
-        self._waiting.extend(futures)
+        if self._timeout is None:
+            deadline = float("inf")
+        else:
+            deadline = loop.time() + self._timeout
+            if self._timer is None:
+                self._timer = loop.call_at(deadline, self._expire)
+        self._waiting.extend((future, deadline) for future in futures)
         self._transport.write(payload)
         return futures
+
+    def _expire(self) -> None:
+        """Fail the commands whose deadline passed; set the timer for the next deadline."""
+        self._timer = None
+        now = asyncio.get_running_loop().time()
+        for future, deadline in self._waiting:
+            if future.done():
+                continue
+            if deadline > now:
+                # Deadlines grow in sending order: this is the earliest still to come.
+                self._timer = asyncio.get_running_loop().call_at(deadline, self._expire)
+                return
+            future.set_exception(TimeoutError("Redis did not answer in time"))
 
     def close(self) -> None:
         if self._transport is not None:
@@ -77,9 +104,12 @@ class _Protocol(asyncio.Protocol):
 
 
 class RespClient:
-    """`RespClient("redis://host:port/db")`: see the module docstring."""
+    """`RespClient("redis://host:port/db", timeout=2.0)`: see the module docstring (`timeout`:
+    seconds each command may wait for its reply; None, the default: no deadline)."""
 
-    def __init__(self, url: str, *, connect_timeout: float = 2.0) -> None:
+    def __init__(
+        self, url: str, *, connect_timeout: float = 2.0, timeout: float | None = None
+    ) -> None:
         options: dict[str, Any] = parse_url(url)  # type: ignore[no-untyped-call]
         self._host = options.get("host", "127.0.0.1")
         self._port = int(options.get("port", 6379))
@@ -92,6 +122,7 @@ class RespClient:
         if options.get("db"):
             self._setup.append(("SELECT", int(options["db"])))
         self._connect_timeout = connect_timeout
+        self._timeout = timeout
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
 
@@ -110,7 +141,9 @@ class RespClient:
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(self._connect_timeout):
-                _, protocol = await loop.create_connection(_Protocol, self._host, self._port)
+                _, protocol = await loop.create_connection(
+                    lambda: _Protocol(self._timeout), self._host, self._port
+                )
                 for command in self._setup:
                     await protocol.send(_pack(command), 1)[0]
         except (OSError, TimeoutError) as exc:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import time
+
 import grpc
 import pytest
 import redis
@@ -135,3 +138,25 @@ def test_store_unreachable_is_unavailable() -> None:
         store.stop()
         error = refused(client.get, game.name)
         assert (error.code, error.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
+
+
+def test_store_that_stops_answering_is_unavailable_within_the_store_timeout() -> None:
+    """A Redis that hangs (SIGSTOP) costs a call the store timeout, then UNAVAILABLE; the same
+    calls succeed again once it answers."""
+    with (
+        EmbeddedRedis() as store,
+        LocalServer(store.url, extra_args=("--store-timeout", "0.3")) as server,
+        Croupier(server.target, timeout=5) as client,
+    ):
+        game = create(client, "vampire_queen", 3, seed=1)
+        assert store.process is not None
+        store.process.send_signal(signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            error = refused(client.get, game.name)
+            waited = time.monotonic() - started
+        finally:
+            store.process.send_signal(signal.SIGCONT)
+        assert (error.code, error.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
+        assert 0.25 < waited < 2.0
+        assert client.get(game.name).move_count == 0

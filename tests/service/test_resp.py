@@ -58,6 +58,39 @@ def test_a_caller_that_gives_up_leaves_the_connection_in_step() -> None:
         asyncio.run(run(server.url, server.port))
 
 
+def test_commands_past_their_deadline_fail_and_the_connection_stays_in_step() -> None:
+    """With `timeout`, a command Redis does not answer in time fails with TimeoutError (every
+    command waiting behind it too, each at its own deadline); the late replies are dropped."""
+
+    async def run(url: str, port: int) -> None:
+        client = RespClient(url, timeout=0.2)
+        await client.execute("SET", "k", "v")
+        sleeper = redis.Redis(port=port)
+        slow = asyncio.get_running_loop().run_in_executor(
+            None, sleeper.execute_command, "DEBUG", "SLEEP", "0.6"
+        )
+        await asyncio.sleep(0.1)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        first = asyncio.ensure_future(client.execute("GET", "k"))
+        await asyncio.sleep(0.1)
+        second = asyncio.ensure_future(client.execute("GET", "k"))
+        with pytest.raises(TimeoutError):
+            await first
+        assert 0.15 < loop.time() - started < 0.35
+        with pytest.raises(TimeoutError):
+            await second
+        assert 0.25 < loop.time() - started < 0.45
+        await slow
+        sleeper.close()
+        assert await client.execute("ECHO", "mine") == b"mine"
+        assert await client.get("k") == b"v"
+        await client.aclose()
+
+    with EmbeddedRedis(extra_args=("--enable-debug-command", "local")) as server:
+        asyncio.run(run(server.url, server.port))
+
+
 def test_scripts_load_themselves_and_connections_come_back() -> None:
     async def run(server: EmbeddedRedis) -> None:
         client = RespClient(server.url)
