@@ -83,6 +83,12 @@ def _parser() -> argparse.ArgumentParser:
         "--client-processes", type=_positive(int), default=1, help="load generator processes"
     )
     parser.add_argument("--channels", type=_positive(int), default=1, help="channels per process")
+    parser.add_argument(
+        "--server-log-level",
+        default="info",
+        help="log level of the started server (default info, as deployed: one JSON line per"
+        " call, written to /dev/null)",
+    )
     parser.add_argument("--timeout", type=float, default=10.0, help="deadline of each call")
     parser.add_argument("--seed", type=int, default=1, help="seed of games and bots")
     parser.add_argument("--no-uvloop", action="store_true", help="client on the asyncio loop")

@@ -26,7 +26,7 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
         pids = {"server": args.server_pid} if args.server_pid else {}
         yield Server(args.target, False, pids, args.redis_url)
         return
-    server = LocalServer(args.redis_url)
+    server = LocalServer(args.redis_url, log_level=args.server_log_level)
     own = frozenset(os.sched_getaffinity(0))
     with affinity(args.server_cpus):  # the server process inherits the affinity
         server.start(timeout=60.0)
