@@ -131,6 +131,9 @@ class RedisStore:
         self._readers: dict[str, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
+        # redis-py's PubSub opens its connection on the first (un)subscribe: two at once would
+        # open two, and the messages of the channels subscribed on the first would go unread.
+        self._pubsub_commands = asyncio.Lock()
 
     @_store_errors
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
@@ -197,14 +200,16 @@ class RedisStore:
             if self._fanout.remove(channel, queue):
                 self._confirmed.pop(channel, None)
                 with contextlib.suppress(RedisError, RuntimeError, OSError):
-                    await self._pubsub.sunsubscribe(channel)
+                    async with self._pubsub_commands:
+                        await self._pubsub.sunsubscribe(channel)
 
     async def _subscribe(self, channel: str) -> None:
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
         try:
             if self._pubsub is None:
                 self._pubsub = self._subscriber.pubsub()
-            await self._pubsub.ssubscribe(channel)
+            async with self._pubsub_commands:
+                await self._pubsub.ssubscribe(channel)
         except RedisError as exc:
             self._confirmed.pop(channel, None)
             raise StoreUnavailable(type(exc).__name__) from exc

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 
+import grpc
+
 from croupier.client import Croupier
+from croupier.local import LocalServer
 from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.game_service_pb2_grpc import GameServiceStub
+from croupier.v1.one_card_pb2 import OneCardOptions
+from engines.registry import GAMES
 from tests.service.helpers import create, play_to_end
 
 
@@ -45,3 +53,56 @@ def test_watchers_on_one_process_see_moves_applied_through_another(
     assert not spectator[0].view.HasField("viewer_seat")
     assert all(m.view.viewer_seat == 0 for m in seat0)
     assert spectator[-1].view.result == view.result
+
+
+def test_streams_opened_all_at_once_on_a_fresh_server_all_see_the_next_move(
+    store_url: str,
+) -> None:
+    """Many first subscriptions at once (a fresh process has no pub/sub connection yet) must
+    neither stall nor lose any channel's notifications: each stream has its first view at once
+    and gets the move well before the poll that would otherwise hide the loss."""
+    games, per_game = 16, 8
+    with LocalServer(store_url, extra_args=("--watch-poll", "60")) as server:
+        asyncio.run(_watch_all_at_once(server.target, games, per_game))
+
+
+async def _watch_all_at_once(target: str, games: int, per_game: int) -> None:
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = GameServiceStub(channel)
+        created = []
+        for seed in range(games):
+            request = pb.CreateGameRequest(seats=3, seed=seed, one_card=OneCardOptions())
+            created.append(await stub.CreateGame(request))
+        counts = [0] * (games * per_game)
+        changed = asyncio.Condition()
+
+        async def watch(number: int) -> None:
+            request = pb.WatchGameRequest(name=created[number % games].name)
+            async for _ in stub.WatchGame(request):
+                counts[number] += 1
+                async with changed:
+                    changed.notify_all()
+
+        async def all_reach(count: int, seconds: float) -> None:
+            async with asyncio.timeout(seconds), changed:
+                await changed.wait_for(lambda: min(counts) >= count)
+
+        streams = [asyncio.create_task(watch(n)) for n in range(games * per_game)]
+        try:
+            await all_reach(1, 4)  # below the 5 s a subscription may wait to be confirmed
+            engine = GAMES["one_card"]
+            for seed, game in enumerate(created):
+                state, _ = engine.new_game(OneCardOptions(), 3, seed)
+                seat = engine.active_seats(state)[0]
+                move = pb.Move(one_card=engine.legal_moves(state, seat)[0])
+                credential = (("authorization", f"Bearer {game.seat_credentials[seat]}"),)
+                apply = pb.ApplyMoveRequest(name=game.name, move=move)
+                await stub.ApplyMove(apply, metadata=credential)
+            with contextlib.suppress(TimeoutError):
+                await all_reach(2, 10)
+            missed = sorted({n % games for n, count in enumerate(counts) if count < 2})
+            assert not missed, f"games whose watchers missed the move: {missed}"
+        finally:
+            for stream in streams:
+                stream.cancel()
+            await asyncio.gather(*streams, return_exceptions=True)
