@@ -9,10 +9,13 @@ import sys
 import structlog
 
 
+_PID = os.getpid()  # worker processes are started afresh, never forked from this one
+
+
 def _add_pid(
     logger: object, method: str, event: structlog.types.EventDict
 ) -> structlog.types.EventDict:
-    event["pid"] = os.getpid()
+    event["pid"] = _PID
     return event
 
 

@@ -115,3 +115,23 @@ def test_engine_bench_runs_playouts_and_sizes_states(tmp_path: Path) -> None:
     assert 0 < entry["state_bytes_mean"] <= entry["state_bytes_max"]
     assert entry["state_bytes_max"] < entry["stored_bytes_max"]
     assert 0 < entry["log_bytes_mean"] <= entry["log_bytes_max"]
+
+
+def test_watcher_bench_delivers_every_move_to_every_stream(tmp_path: Path) -> None:
+    out = tmp_path / "watch.json"
+    main(
+        [
+            *["--watchers", "24", "--watch-games", "3", "--watch-rate", "30"],
+            *["--duration", "1", "--warmup", "0.3", "--json", str(out)],
+        ]
+    )
+    watch = json.loads(out.read_text())["watch"]
+    assert (watch["game"], watch["watchers"], watch["games"]) == ("vampire_queen", 24, 3)
+    assert watch["errors"] == 0
+    assert watch["missed_updates"] == 0
+    assert watch["moves_per_s"] > 0
+    # Every stream gets every move: 8 streams per game, moves spread over the games.
+    assert watch["updates_per_s"] == pytest.approx(8 * watch["moves_per_s"], rel=0.15)
+    delivery = watch["delivery_ms"]
+    assert 0 < delivery["p50"] <= delivery["p99"] <= delivery["max"]
+    assert watch["server_us_per_update"] > 0

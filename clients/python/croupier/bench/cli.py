@@ -5,6 +5,7 @@
     croupier-bench --server-cpus 0 --client-cpus 1   # server (and its Redis) and load on own cores
     croupier-bench --target HOST:PORT --server-pid PID --redis-url URL   # a server you started
     croupier-bench --engines                         # the engines alone: no gRPC, no Redis
+    croupier-bench --watchers 1000                   # WatchGame streams while moves are made
 
 The service benchmark measures, keeping `--concurrency` calls in flight, in phases:
 the baseline, `croupier.v1.BenchmarkService/Echo` (a trivial call through the same server stack,
@@ -28,6 +29,7 @@ from typing import Any
 from croupier.bench.cpu import parse_cpus, py_spy
 from croupier.bench.engines import run_engine_bench
 from croupier.bench.service import GAME_IDS, run_service_bench
+from croupier.bench.watch import run_watch_bench
 
 
 def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -105,6 +107,17 @@ def _parser() -> argparse.ArgumentParser:
         "--profile",
         help="py-spy record the server during the first replay phase: FILE.svg, .json or text",
     )
+    parser.add_argument(
+        "--watchers",
+        type=_positive(int),
+        help="the watcher benchmark: this many WatchGame streams while moves are applied",
+    )
+    parser.add_argument(
+        "--watch-games", type=_positive(int), default=8, help="games the streams watch"
+    )
+    parser.add_argument(
+        "--watch-rate", type=_positive(float), default=100.0, help="moves per second, all games"
+    )
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     return parser
 
@@ -118,6 +131,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
     if args.engines:
         report = run_engine_bench(args, sys.stdout)
+    elif args.watchers:
+        report = run_watch_bench(args, sys.stdout)
     else:
         report = run_service_bench(args, sys.stdout)
     if args.json:

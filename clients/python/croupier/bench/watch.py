@@ -1,0 +1,222 @@
+"""The watcher benchmark (`--watchers N`): how WatchGame holds up with many open streams.
+
+Games recorded with the bots are created again on the server; N WatchGame streams are opened
+on them (spread evenly, each with a seat's credential in turn, or none: a spectator), and once
+every stream has its first view the recorded moves are sent with ApplyMove at a fixed overall
+rate (`--watch-rate`), one game after another. It reports the moves and stream updates per
+second, the delivery latency (from sending a move to each stream holding its update), streams
+that missed an update, and the server's CPU per move and per update delivered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import os
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import grpc
+
+from croupier.bench.cpu import pin, process_cpu_seconds
+from croupier.bench.replay import record_games, request_id
+from croupier.bench.server import seats_of, server_for
+from croupier.bench.spec import Recorded
+from croupier.bench.stats import Figures, Sample, num
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.game_service_pb2_grpc import GameServiceStub
+
+DEFAULT_GAME = "vampire_queen"  # the longest games: a stream outlives the measured window
+
+
+class _Table:
+    """One game on the server: its credentials, its recorded moves, and when each was sent."""
+
+    def __init__(self, recorded: Recorded, created: pb.CreateGameResponse) -> None:
+        self.recorded = recorded
+        self.name = created.name
+        self.credentials = list(created.seat_credentials)
+        self.sent: dict[int, float] = {}  # move count after the move -> perf_counter at sending
+        self.next = 0
+
+
+def _metadata(credential: str | None) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {credential}"),) if credential else ()
+
+
+async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Recorded, ...]) -> Any:
+    channel = grpc.aio.insecure_channel(target)
+    stub = GameServiceStub(channel)
+    tables: list[_Table] = []
+    for number in range(args.watch_games):
+        game = recorded[number % len(recorded)]
+        create = pb.CreateGameRequest.FromString(game.create)
+        tables.append(_Table(game, await stub.CreateGame(create, timeout=args.timeout)))
+
+    latencies: list[float] = []
+    updates = missed = 0
+    window = [0.0, 0.0]
+    ready = 0
+    all_ready = asyncio.Event()
+
+    async def watcher(number: int) -> None:
+        nonlocal updates, missed, ready
+        table = tables[number % len(tables)]
+        seats = len(table.credentials)
+        which = (number // len(tables)) % (seats + 1)
+        credential = table.credentials[which] if which < seats else None
+        stream = stub.WatchGame(
+            pb.WatchGameRequest(name=table.name), metadata=_metadata(credential)
+        )
+        seen = -1
+        async for response in stream:
+            count = response.view.move_count
+            now = time.perf_counter()
+            if seen < 0:
+                ready += 1
+                if ready == args.watchers:
+                    all_ready.set()
+            elif window[0] <= now <= window[1]:
+                updates += 1
+                missed += count - seen - 1
+                sent = table.sent.get(count)
+                if sent is not None:
+                    latencies.append(now - sent)
+            seen = count
+
+    streams = [asyncio.create_task(watcher(n)) for n in range(args.watchers)]
+    try:
+        await asyncio.wait_for(all_ready.wait(), timeout=60)
+        interval = 1.0 / args.watch_rate
+        start = time.perf_counter()
+        window[0] = start + args.warmup
+        window[1] = window[0] + args.duration
+        moves = errors = 0
+        cpu: dict[str, float] = {}
+        step = 0
+        while True:
+            moment = start + step * interval
+            if moment > window[1]:
+                break
+            await asyncio.sleep(max(0.0, moment - time.perf_counter()))
+            if not cpu and time.perf_counter() >= window[0]:
+                cpu = {"started": time.perf_counter(), **_cpu(args)}
+            table = tables[step % len(tables)]
+            step += 1
+            if table.next >= len(table.recorded.moves):
+                continue
+            seat, move = table.recorded.moves[table.next]
+            table.next += 1
+            table.sent[table.next] = time.perf_counter()
+            apply = pb.ApplyMoveRequest(
+                name=table.name, move=pb.Move.FromString(move), request_id=request_id(table.next)
+            )
+            try:
+                await stub.ApplyMove(
+                    apply, metadata=_metadata(table.credentials[seat]), timeout=args.timeout
+                )
+                if window[0] <= time.perf_counter() <= window[1]:
+                    moves += 1
+            except grpc.RpcError:
+                errors += 1
+        await asyncio.sleep(0.2)  # the last updates arrive
+        ended = _cpu(args)
+        elapsed = time.perf_counter() - cpu["started"]
+    finally:
+        for task in streams:
+            task.cancel()
+        for task in streams:
+            with contextlib.suppress(asyncio.CancelledError, grpc.RpcError):
+                await task
+        await channel.close()
+    return moves, updates, missed, errors, latencies, cpu, ended, elapsed
+
+
+def _cpu(args: argparse.Namespace) -> dict[str, float]:
+    out = {"client": time.process_time()}
+    for label, pid in args.watch_pids.items():
+        with contextlib.suppress(OSError):
+            out[label] = sum(process_cpu_seconds(pid))
+    return out
+
+
+def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
+    game = (args.game or [DEFAULT_GAME])[0]
+    seats = seats_of([game], args.seats)
+    if args.client_cpus:
+        pin(os.getpid(), args.client_cpus)
+    recorded = record_games([game], seats, args.seed)[game]
+    with server_for(args) as server:
+        args.watch_pids = server.pids
+        print(
+            f"croupier-bench --watchers: server at {server.target}; {args.watchers} WatchGame"
+            f" streams on {args.watch_games} {game} games ({seats[game]} seats);"
+            f" {args.watch_rate:g} moves/s; {args.warmup:g} s warm-up + {args.duration:g} s",
+            file=out,
+            flush=True,
+        )
+        moves, updates, missed, errors, latencies, before, after, elapsed = _run(
+            args, server.target, recorded
+        )
+    delivery = Figures.of(Sample(latencies={"delivery": latencies}), "delivery", args.duration)
+    report: dict[str, Any] = {
+        "game": game,
+        "seats": seats[game],
+        "watchers": args.watchers,
+        "games": args.watch_games,
+        "moves_per_s": round(moves / args.duration, 1),
+        "updates_per_s": round(updates / args.duration, 1),
+        "missed_updates": missed,
+        "errors": errors,
+        "delivery_ms": {
+            name: num(getattr(delivery, f"{name}_ms")) for name in ("p50", "p90", "p99", "max")
+        },
+        "cpu_share": {
+            label: round((after[label] - before[label]) / elapsed, 3)
+            for label in after
+            if label in before
+        },
+    }
+    server_cpu = after.get("server", 0.0) - before.get("server", 0.0)
+    if moves and updates:
+        scale = args.duration / elapsed
+        report["server_us_per_move"] = round(server_cpu * scale / moves * 1e6, 1)
+        report["server_us_per_update"] = round(server_cpu * scale / updates * 1e6, 1)
+    _print(report, out)
+    return {"watch": report}
+
+
+def _run(args: argparse.Namespace, target: str, recorded: tuple[Recorded, ...]) -> Any:
+    factory: Callable[[], asyncio.AbstractEventLoop] | None = None
+    if not args.no_uvloop:
+        with contextlib.suppress(ImportError):
+            factory = importlib.import_module("uvloop").new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(_measure(args, target, recorded))
+
+
+def _print(report: dict[str, Any], out: TextIO) -> None:
+    delivery = report["delivery_ms"]
+    print(
+        f"moves {report['moves_per_s']:,}/s, stream updates {report['updates_per_s']:,}/s,"
+        f" missed {report['missed_updates']}, errors {report['errors']}",
+        file=out,
+    )
+    print(
+        "delivery (move sent -> update held) ms: "
+        + ", ".join(f"{k} {v}" for k, v in delivery.items()),
+        file=out,
+    )
+    shares = ", ".join(f"{k} {v:.0%}" for k, v in report["cpu_share"].items())
+    print(f"cpu (share of one core): {shares}", file=out)
+    if "server_us_per_update" in report:
+        print(
+            f"server CPU: {report['server_us_per_move']} us per move,"
+            f" {report['server_us_per_update']} us per update delivered",
+            file=out,
+        )
+    if report["cpu_share"].get("client", 0) >= 0.9:
+        print("warning: the load generator used 90% of a core or more", file=out)
