@@ -94,7 +94,9 @@ def test_service_bench_replays_moves_plays_games_and_measures_the_baseline(
     assert redis["apply_move"]["round_trips_max"] == 2
     assert redis["list_legal_moves"]["round_trips_max"] == 1
     per_move = redis["replay"]["replay"]
-    assert 1.8 < per_move["round_trips_per_move"] < 2.5  # calls cross the window's ends
+    # Never more than the two of each move (and CreateGame's, calls crossing the window's
+    # ends); fewer when commands of calls in flight together reach Redis in one read.
+    assert 0 < per_move["round_trips_per_move"] < 2.5
     assert per_move["net_input_bytes_per_move"] > 0
     assert per_move["net_output_bytes_per_move"] > 0
 
