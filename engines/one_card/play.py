@@ -19,24 +19,25 @@ from engines.core.scoring import placements
 from engines.core.seats import left
 from engines.one_card import cards as c
 from engines.one_card import rules
-from engines.one_card.rules import Act, Kind
+from engines.one_card.rules import CALL, CATCH, PLAY, Act
 from engines.one_card.setup import deal_game, wins_to_match
 
+# Enum values are read as Event.DRAW_REASON_* (plain class attributes): Event.DrawReason.X would
+# go through a Python-level __getattr__ on every draw.
 Event = OneCardEvent
 Events = list[Emitted[Event]]
-Reason = Event.DrawReason
 
 
 def apply_act(state: OneCardState, seat: int, act: Act) -> Events:
     events: Events = []
-    if act.kind == Kind.CATCH:
+    if act.kind == CATCH:
         state.ClearField("catchable_seat")
         events.append(Emitted(Event(caught=Event.Caught(catcher=seat, caught=act.target))))
-        events += draw_cards(state, act.target, 2, Reason.DRAW_REASON_CAUGHT, automatic=True)
-    elif act.kind == Kind.CALL:
+        events += draw_cards(state, act.target, 2, Event.DRAW_REASON_CAUGHT, automatic=True)
+    elif act.kind == CALL:
         state.ClearField("catchable_seat")
         events.append(Emitted(Event(called_one_card=Event.CalledOneCard(seat=seat))))
-    elif act.kind == Kind.PLAY:
+    elif act.kind == PLAY:
         state.ClearField("catchable_seat")
         events += _discard(state, seat, act)
     else:
@@ -67,13 +68,15 @@ def automatic_steps(state: OneCardState) -> Events:
 def _take_turn_draw(state: OneCardState, seat: int, *, automatic: bool) -> Events:
     """The current seat draws instead of discarding (OC-3.2, OC-4.3, OC-4.7); its turn ends."""
     if state.pending_attack:
-        owed, reason = state.pending_attack, Reason.DRAW_REASON_ATTACK
+        owed, reason = state.pending_attack, Event.DRAW_REASON_ATTACK
     elif state.quatran_pending:
-        owed, reason = 2, Reason.DRAW_REASON_QUATRAN
-    elif rules.can_discard(state, seat):
-        owed, reason = 1, Reason.DRAW_REASON_CHOSEN
+        owed, reason = 2, Event.DRAW_REASON_QUATRAN
+    elif not automatic and rules.can_discard(state, seat):
+        # (only a chosen draw needs the look: `automatic_steps` draws for a seat because it
+        # cannot discard)
+        owed, reason = 1, Event.DRAW_REASON_CHOSEN
     else:
-        owed, reason = 1, Reason.DRAW_REASON_NO_PLAY
+        owed, reason = 1, Event.DRAW_REASON_NO_PLAY
     state.pending_attack = 0
     state.quatran_pending = False
     events = draw_cards(state, seat, owed, reason, automatic=automatic)
@@ -97,44 +100,46 @@ def draw_cards(
         got.append(pile.pop())
     hand = state.hands[seat].cards
     hand.extend(got)
-    public = Event.Drew(
-        seat=seat,
-        owed=owed,
-        count=len(got),
-        reason=reason,  # type: ignore[arg-type]
-        automatic=automatic,
-        cards_left=len(hand),
-    )
-    private = Event.Drew()
+    # Built field by field: quicker than keyword arguments and copying sub-messages in.
+    public = Event()
+    drew = public.drew
+    drew.seat = seat
+    drew.owed = owed
+    drew.count = len(got)
+    drew.reason = reason  # type: ignore[assignment]
+    drew.automatic = automatic
+    drew.cards_left = len(hand)
+    private = Event()
     private.CopyFrom(public)
-    private.cards.extend(c.to_messages(got))
-    events.append(Emitted(Event(drew=public), {seat: Event(drew=private)}))
+    c.add_messages(private.drew.cards, got)
+    events.append(Emitted(public, {seat: private}))
     return events
 
 
 def _discard(state: OneCardState, seat: int, act: Act) -> Events:
     """A legal discard and its effect (OC-3.1, OC-4, OC-5.1, OC-6.1)."""
-    previous_top = rules.top_card(state)
+    discard = state.discard_pile
+    previous_top = discard[-1]
     facing_attack = state.pending_attack
     answering_quatran = state.quatran_pending
     hand = state.hands[seat].cards
     for code in act.cards:
         hand.remove(code)
-    state.discard_pile.extend(act.cards)
+    discard.extend(act.cards)
     state.named_color = act.color  # type: ignore[assignment]
     state.quatran_pending = False
-    played = Event.Played(
-        seat=seat,
-        cards=c.to_messages(act.cards),
-        named_color=act.color,  # type: ignore[arg-type]
-        called_one_card=act.call,
-        cards_left=len(hand),
-        quatran_answer=answering_quatran,
-    )
+    event = Event()
+    played = event.played  # filled in place, as in `draw_cards`
+    played.seat = seat
+    c.add_messages(played.cards, act.cards)
+    played.named_color = act.color  # type: ignore[assignment]
+    played.called_one_card = act.call
+    played.cards_left = len(hand)
+    played.quatran_answer = answering_quatran
     if not hand:
         # OC-6.1: the last card wins at once; its effect is not applied.
         state.pending_attack = 0
-        return [Emitted(Event(played=played)), *_game_won(state, seat)]
+        return [Emitted(event), *_game_won(state, seat)]
     if len(hand) == 1 and not act.call:
         state.catchable_seat = seat  # OC-5.2: may be caught until the next player's move
     code = act.cards[-1]
@@ -145,8 +150,9 @@ def _discard(state: OneCardState, seat: int, act: Act) -> Events:
         if facing_attack:
             same_colour = c.COLOR[code] == c.COLOR[previous_top]
             played.defence = Event.DEFENCE_SAME_COLOR if same_colour else Event.DEFENCE_SAME_EFFECT
-        state.pending_attack = facing_attack + c.ATTACK_VALUE[card_type]
-        played.attack_total = state.pending_attack
+        total = facing_attack + c.ATTACK_VALUE[card_type]
+        state.pending_attack = total
+        played.attack_total = total
         state.current_seat = following(state, seat)
     elif card_type == c.JUMP:
         skipped = following(state, seat)
@@ -166,7 +172,7 @@ def _discard(state: OneCardState, seat: int, act: Act) -> Events:
         state.quatran_pending = card_type == c.QUATRAN
         state.current_seat = following(state, seat)
     played.next_seat = state.current_seat
-    return [Emitted(Event(played=played)), *after]
+    return [Emitted(event), *after]
 
 
 def _game_won(state: OneCardState, winner: int) -> Events:

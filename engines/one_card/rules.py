@@ -1,8 +1,10 @@
 """Which moves are legal (OC-3, OC-4, OC-5): the one check `legal_moves` and `apply` share.
 
 A move is first parsed into an `Act` (MalformedMove for what cannot be a move of the game);
-`violation` then names the rule that forbids the act now, or returns None. `candidates` lists
-every act worth checking for a seat; `legal_moves` keeps those without a violation.
+`violation` then names the rule that forbids the act now, or returns None: the rules of a
+discard or draw are in `turn_violation`, which reads a `Table` taken from the state once.
+`turn_candidates` lists every discard or draw worth checking for the seat whose turn it is;
+`legal_acts` keeps those without a violation, checking them all against one table.
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ class Kind(IntEnum):
     CATCH = 4
 
 
+# The kinds as module names: on Python 3.11 reading `Kind.PLAY` costs about ten times a global,
+# and the checks compare kinds several times per move.
+PLAY, DRAW, CALL, CATCH = Kind.PLAY, Kind.DRAW, Kind.CALL, Kind.CATCH
+
+
 class Act(NamedTuple):
     """A move in the engine's own terms: card codes instead of card messages."""
 
@@ -41,8 +48,8 @@ class Violation:
     message: str
 
 
-DRAW_ACT = Act(Kind.DRAW)
-CALL_ACT = Act(Kind.CALL)
+DRAW_ACT = Act(DRAW)
+CALL_ACT = Act(CALL)
 
 
 # ---------------------------------------------------------------- parsing
@@ -61,7 +68,7 @@ def parse_move(move: OneCardMove, seats: int) -> Act:
         target = move.catch.seat
         if not 0 <= target < seats:
             raise MalformedMove("catch.seat", f"there is no seat {target}")
-        return Act(Kind.CATCH, target=target)
+        return Act(CATCH, target=target)
     raise MalformedMove("kind", "a move must be a play, draw, call_one_card or catch")
 
 
@@ -81,7 +88,7 @@ def _parse_play(data: bytes) -> Act:
         raise MalformedMove("play.color", "a Rainbow or Quatran names a colour")
     if not names_colour and color != 0:
         raise MalformedMove("play.color", "only a Rainbow or Quatran names a colour")
-    return Act(Kind.PLAY, codes, color, play.call_one_card)
+    return Act(PLAY, codes, color, play.call_one_card)
 
 
 def to_move(act: Act) -> OneCardMove:
@@ -94,7 +101,7 @@ def _move_bytes(act: Act) -> bytes:
 
 
 def _build_move(act: Act) -> OneCardMove:
-    if act.kind == Kind.PLAY:
+    if act.kind == PLAY:
         return OneCardMove(
             play=OneCardMove.Play(
                 cards=c.to_messages(act.cards),
@@ -102,9 +109,9 @@ def _build_move(act: Act) -> OneCardMove:
                 call_one_card=act.call,
             )
         )
-    if act.kind == Kind.DRAW:
+    if act.kind == DRAW:
         return OneCardMove(draw=OneCardMove.Draw())
-    if act.kind == Kind.CALL:
+    if act.kind == CALL:
         return OneCardMove(call_one_card=OneCardMove.CallOneCard())
     return OneCardMove(catch=OneCardMove.Catch(seat=act.target))
 
@@ -117,9 +124,13 @@ def top_card(state: OneCardState) -> int:
 
 
 def active_color(state: OneCardState) -> int:
+    """OC-3.4, see `colour_on`."""
+    return colour_on(top_card(state), state.named_color)
+
+
+def colour_on(top: int, named: int) -> int:
     """OC-3.4: the top card's colour, or the colour named by the Rainbow/Quatran on top."""
-    top = top_card(state)
-    return int(state.named_color) if c.is_wild(top) else c.COLOR[top]
+    return named if c.is_wild(top) else c.COLOR[top]
 
 
 def nothing_to_draw(state: OneCardState) -> bool:
@@ -134,43 +145,40 @@ def next_seat(state: OneCardState, seat: int) -> int:
 # ---------------------------------------------------------------- the rules of a discard
 
 
-class Table(NamedTuple):
-    """What the checks read from the state for one seat, taken once per check or listing."""
+class Matching(NamedTuple):
+    """The matching rule (OC-3.1, OC-4) for one top card, active colour and attack state."""
+
+    rule: tuple[Violation | None, ...]  # by card code: the rule that forbids it, None if allowed
+    playable: frozenset[int]  # the codes whose rule is None
+
+
+@dataclass(slots=True)
+class Table:
+    """What the checks read from the state for one seat, taken once per check or listing: the
+    rules below then read plain values, since each protobuf field read costs about as much as a
+    function call and a listing checks several acts. (A slotted dataclass: quicker to make than
+    a NamedTuple, and it is made three or four times per move.)"""
 
     hand: list[int]
-    top: int
-    colour: int  # the active colour (OC-3.4)
-    attacking: bool  # an attack is pending (OC-4.3)
+    matching: Matching  # the matching rule on the current top card (OC-3.1, OC-3.4, OC-4)
     quatran: int  # the colour a pending Quatran asks for (OC-4.7), 0 when none
 
 
 def table_of(state: OneCardState, seat: int) -> Table:
     top = state.discard_pile[-1]
-    named = int(state.named_color)
+    named = state.named_color
     return Table(
-        hand=list(state.hands[seat].cards),
-        top=top,
-        colour=named if c.is_wild(top) else c.COLOR[top],
-        attacking=state.pending_attack > 0,
-        quatran=named if state.quatran_pending else 0,
+        state.hands[seat].cards[:],  # a slice is a plain list, and quicker to make than list()
+        _matching(top, colour_on(top, named), state.pending_attack > 0),
+        named if state.quatran_pending else 0,
     )
-
-
-def card_violation(state: OneCardState, code: int) -> Violation | None:
-    """Whether one card may be discarded on the current top (OC-3.1, OC-4), whoever holds it."""
-    return _card_rule(top_card(state), active_color(state), state.pending_attack > 0, code)
-
-
-def playable(state: OneCardState) -> frozenset[int]:
-    """Every card code that `card_violation` accepts now."""
-    return _playable(top_card(state), active_color(state), state.pending_attack > 0)
 
 
 @cache
-def _playable(top: int, colour: int, attacking: bool) -> frozenset[int]:
-    return frozenset(
-        code for code in range(c.CODE_COUNT) if _card_rule(top, colour, attacking, code) is None
-    )
+def _matching(top: int, colour: int, attacking: bool) -> Matching:
+    """Computed once per combination (54 x 5 x 2 at most), so that a check looks a card up."""
+    rule = tuple(_card_rule(top, colour, attacking, code) for code in range(c.CODE_COUNT))
+    return Matching(rule, frozenset(code for code, found in enumerate(rule) if found is None))
 
 
 _ONLY_ON_COLOUR_OR_TYPE = {
@@ -181,10 +189,9 @@ _ONLY_ON_COLOUR_OR_TYPE = {
 }
 
 
-@cache
 def _card_rule(top: int, colour: int, attacking: bool, code: int) -> Violation | None:
     """The matching rule, a pure function of the top card, the active colour (OC-3.4), whether
-    an attack is pending, and the card (cached: 54 x 54 x 5 x 2 cases at most)."""
+    an attack is pending, and the card."""
     card_type = c.TYPE[code]
     if attacking:
         # OC-4.3: facing an attack, only an attack card of the top's colour or effect.
@@ -224,7 +231,7 @@ def discard_possible(t: Table) -> bool:
     """Whether the hand holds any discard that is legal now."""
     if t.quatran:
         return must_answer_quatran(t)
-    return not _playable(t.top, t.colour, t.attacking).isdisjoint(t.hand)
+    return not t.matching.playable.isdisjoint(t.hand)
 
 
 def can_discard(state: OneCardState, seat: int) -> bool:
@@ -249,7 +256,7 @@ def _play_violation(t: Table, act: Act) -> Violation | None:
     else:
         if len(act.cards) != 1:
             return Violation("OC-4.7", "two cards at once only answer a Quatran")
-        found = _card_rule(t.top, t.colour, t.attacking, act.cards[0])
+        found = t.matching.rule[act.cards[0]]
         if found is not None:
             return found
     if act.call and len(t.hand) - len(act.cards) != 1:
@@ -257,29 +264,29 @@ def _play_violation(t: Table, act: Act) -> Violation | None:
     return None
 
 
-def violation(
-    state: OneCardState, seat: int, act: Act, table: Table | None = None
-) -> Violation | None:
-    """The rule that forbids `act` by `seat` now, or None when it is legal.
-
-    `table` is `table_of(state, seat)` when the caller already has it (a listing checks many
-    acts against the same state)."""
+def violation(state: OneCardState, seat: int, act: Act) -> Violation | None:
+    """The rule that forbids `act` by `seat` now, or None when it is legal."""
     if state.over:
         return Violation("C-5", "the match is over")
-    if act.kind == Kind.CATCH:
+    if act.kind == CATCH:
         if not state.HasField("catchable_seat") or state.catchable_seat != act.target:
             return Violation("OC-5.2", f"seat {act.target} cannot be caught: nothing to catch")
         if act.target == seat:
             return Violation("OC-5.2", "you cannot catch yourself")
         return None
-    if act.kind == Kind.CALL:
+    if act.kind == CALL:
         if not state.HasField("catchable_seat") or state.catchable_seat != seat:
             return Violation("OC-5.1", "you have no One Card call to make now")
         return None
     if seat != state.current_seat:
         return Violation("C-5", f"it is seat {state.current_seat}'s turn")
-    t = table if table is not None else table_of(state, seat)
-    if act.kind == Kind.PLAY:
+    return turn_violation(state, table_of(state, seat), act)
+
+
+def turn_violation(state: OneCardState, t: Table, act: Act) -> Violation | None:
+    """The rules of a discard or a draw (`act`) by the seat whose turn it is, in a match that is
+    not over (`violation` has checked both); `t` is that seat's table."""
+    if act.kind == PLAY:
         return _play_violation(t, act)
     if must_answer_quatran(t):
         return Violation(
@@ -293,39 +300,55 @@ def violation(
 # ---------------------------------------------------------------- candidate moves
 
 
-def candidates(state: OneCardState, seat: int, t: Table) -> list[Act]:
-    """Every act worth checking for `seat` (a superset of the legal ones)."""
-    if state.over:
-        return []
+def _single_plays(code: int, *, calling: bool) -> tuple[Act, ...]:
+    """The discards of one card in listing order: once per colour a Rainbow or Quatran may
+    name, each followed by the same discard with a "One Card" call when `calling`."""
     acts: list[Act] = []
-    if seat == state.current_seat:
-        if t.quatran:
-            numbers = sorted(set(quatran_numbers(t)))
-            leaves_one = len(t.hand) == 3
-            for a in numbers:
-                for b in numbers:
-                    acts.append(Act(Kind.PLAY, (a, b)))
-                    if leaves_one:
-                        acts.append(Act(Kind.PLAY, (a, b), call=True))
-        else:
-            leaves_one = len(t.hand) == 2
-            # only cards the matching rule accepts (violation() still checks each act)
-            for code in sorted(_playable(t.top, t.colour, t.attacking).intersection(t.hand)):
-                for color in c.COLORS if c.is_wild(code) else (0,):
-                    acts.append(Act(Kind.PLAY, (code,), color))
-                    if leaves_one:
-                        acts.append(Act(Kind.PLAY, (code,), color, call=True))
-        acts.append(DRAW_ACT)
-    if state.HasField("catchable_seat"):
-        held = state.catchable_seat
-        acts.append(CALL_ACT if seat == held else Act(Kind.CATCH, target=held))
+    for color in c.COLORS if c.is_wild(code) else (0,):
+        acts.append(Act(PLAY, (code,), color))
+        if calling:
+            acts.append(Act(PLAY, (code,), color, call=True))
+    return tuple(acts)
+
+
+# By card code. Acts are immutable values, so listings share these instead of building new ones.
+_PLAYS = tuple(_single_plays(code, calling=False) for code in range(c.CODE_COUNT))
+_PLAYS_CALLING = tuple(_single_plays(code, calling=True) for code in range(c.CODE_COUNT))
+
+
+def turn_candidates(t: Table) -> list[Act]:
+    """Every discard or draw worth checking for the seat whose turn it is (a superset of the
+    legal ones)."""
+    acts: list[Act] = []
+    if t.quatran:
+        numbers = sorted(set(quatran_numbers(t)))
+        leaves_one = len(t.hand) == 3
+        for a in numbers:
+            for b in numbers:
+                acts.append(Act(PLAY, (a, b)))
+                if leaves_one:
+                    acts.append(Act(PLAY, (a, b), call=True))
+    else:
+        plays = _PLAYS_CALLING if len(t.hand) == 2 else _PLAYS
+        # only cards the matching rule accepts (turn_violation() still checks each act)
+        for code in sorted(t.matching.playable.intersection(t.hand)):
+            acts += plays[code]
+    acts.append(DRAW_ACT)
     return acts
 
 
 def legal_acts(state: OneCardState, seat: int) -> list[Act]:
     if state.over or not 0 <= seat < state.seats:
         return []
-    if seat != state.current_seat and not state.HasField("catchable_seat"):
-        return []  # not this seat's turn and nothing to call or catch: no candidates at all
-    t = table_of(state, seat)
-    return [act for act in candidates(state, seat, t) if violation(state, seat, act, t) is None]
+    acts: list[Act] = []
+    if seat == state.current_seat:
+        # The match is on and it is this seat's turn, which is all `violation` checks before
+        # `turn_violation`: so every candidate is checked against one table.
+        t = table_of(state, seat)
+        acts = [act for act in turn_candidates(t) if turn_violation(state, t, act) is None]
+    if state.HasField("catchable_seat"):
+        held = state.catchable_seat
+        act = CALL_ACT if seat == held else Act(CATCH, target=held)
+        if violation(state, seat, act) is None:
+            acts.append(act)
+    return acts
