@@ -38,21 +38,20 @@ def place(slots: Sequence[int], card: int) -> tuple[list[int], int]:
     return new, pushed_off
 
 
-def occupied(slots: Sequence[int]) -> list[int]:
-    """The indexes of the occupied slots, left to right."""
-    return [i for i, code in enumerate(slots) if code != NO_CARD]
-
-
 def rightmost(slots: Sequence[int]) -> int | None:
     """The destination of a ♦ move: the rightmost occupied slot (TR-4.1)."""
-    taken = occupied(slots)
-    return taken[-1] if taken else None
+    for index in range(SLOTS - 1, -1, -1):
+        if slots[index] != NO_CARD:
+            return index
+    return None
 
 
 def leftmost(slots: Sequence[int]) -> int | None:
     """The destination of a ♥ move: the leftmost occupied slot (TR-4.2)."""
-    taken = occupied(slots)
-    return taken[0] if taken else None
+    for index in range(SLOTS):
+        if slots[index] != NO_CARD:
+            return index
+    return None
 
 
 def move_card(slots: Sequence[int], source: int, destination: int) -> list[int]:
@@ -68,14 +67,16 @@ def row_complete(slots: Sequence[int], row: int, *, advanced: bool) -> bool:
     """Whether a row holds its four cards of the row's rank (TR-5.1), with reds in slots 1-2
     and blacks in slots 3-4 under the expert rule (TR-5.3)."""
     rank = ROW_RANKS[row]
-    if any(rank_of(code) != rank for code in slots):
-        return False
+    for code in slots:
+        if rank_of(code) != rank:
+            return False
     if not advanced:
         return True
     return is_red(slots[0]) and is_red(slots[1]) and is_black(slots[2]) and is_black(slots[3])
 
 
 def board_complete(board: Sequence[int], *, advanced: bool) -> bool:
-    return all(
-        row_complete(row_of_board(board, row), row, advanced=advanced) for row in range(ROWS)
-    )
+    for row in range(ROWS):
+        if not row_complete(board[SLOTS * row : SLOTS * row + SLOTS], row, advanced=advanced):
+            return False
+    return True

@@ -5,12 +5,10 @@ from __future__ import annotations
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.trinity_pb2 import (
     TrinityEvent,
-    TrinityHand,
     TrinityMove,
     TrinityOptions,
     TrinityRow,
     TrinityState,
-    TrinityStep,
     TrinityView,
 )
 from engines.core import rng
@@ -69,17 +67,25 @@ class TrinityEngine(Engine[TrinityOptions, TrinityState, TrinityView, TrinityMov
         state.deck.extend(deck)
         state.board.extend([0] * (ROWS * SLOTS))
         events: list[Emitted[TrinityEvent]] = []
+        # Events are filled in field by field (see `play`).
         for seat in range(seats):
             cards = draw(state.deck, HAND_SIZE)
-            state.hands.append(TrinityHand(cards=cards))
-            dealt = TrinityEvent.Dealt(seat=seat, count=len(cards))
-            mine = TrinityEvent.Dealt(seat=seat, count=len(cards), cards=cards)
-            events.append(
-                Emitted(public=TrinityEvent(dealt=dealt), private={seat: TrinityEvent(dealt=mine)})
-            )
+            state.hands.add().cards.extend(cards)
+            shown = TrinityEvent()
+            dealt = shown.dealt
+            dealt.seat = seat
+            dealt.count = len(cards)
+            mine = TrinityEvent()
+            own = mine.dealt
+            own.seat = seat
+            own.count = len(cards)
+            own.cards.extend(cards)
+            events.append(Emitted(shown, {seat: mine}))
         state.turn = j_seat
-        state.step = TrinityStep.TRINITY_STEP_ACTION
-        events.append(public(TrinityEvent(turn_began=TrinityEvent.TurnBegan(seat=j_seat))))
+        state.step = rules.ACTION
+        began = TrinityEvent()
+        began.turn_began.seat = j_seat
+        events.append(public(began))
         return state, events
 
     def active_seats(self, state: TrinityState) -> list[int]:

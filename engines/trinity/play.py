@@ -49,12 +49,21 @@ DRAW = 2
 
 
 def public(event: TrinityEvent) -> Emitted[TrinityEvent]:
-    return Emitted(public=event)
+    return Emitted(event)
+
+
+# Events are filled in field by field: a nested constructor would build each inner message
+# once more only to copy it into the event.
 
 
 def perform(state: TrinityState, seat: int, choice: Choice) -> Emits:
     """Carry out one validated move of `seat`, given as a Choice (see `rules`)."""
     kind, a, b, c = choice
+    if kind == "discard":
+        events = _discard_from_hand(state, seat, a)
+        if state.outcome == ONGOING:
+            events += _finish_action(state)
+        return events
     if kind == "place":
         return _place(state, seat, a)
     if kind == "use":
@@ -71,12 +80,7 @@ def perform(state: TrinityState, seat: int, choice: Choice) -> Emits:
         return _skip(state, seat)
     if kind == "swap":
         return _swap(state, seat, a - 1, b - 1, c - 1)
-    if kind == "give":
-        return _give(state, seat, a)
-    events = _discard_from_hand(state, seat, a)
-    if state.outcome == ONGOING:
-        events += _finish_action(state)
-    return events
+    return _give(state, seat, a)
 
 
 # --- zones -----------------------------------------------------------------------------------
@@ -86,8 +90,9 @@ def _take(state: TrinityState, seat: int, code: int) -> None:
     """Remove a card from a hand; a revealed card stops being revealed (TR-4.4)."""
     hand = state.hands[seat]
     hand.cards.remove(code)
-    if code in hand.revealed:
-        hand.revealed.remove(code)
+    revealed = hand.revealed
+    if revealed and code in revealed:
+        revealed.remove(code)
 
 
 def _to_pile(state: TrinityState, code: int) -> None:
@@ -98,7 +103,8 @@ def _to_pile(state: TrinityState, code: int) -> None:
 
 def _end_events(state: TrinityState) -> Emits:
     """If the game just ended: clear the pending step and announce the shared result."""
-    if state.outcome == ONGOING:
+    outcome = state.outcome
+    if outcome == ONGOING:
         return []
     state.step = TRINITY_STEP_UNSPECIFIED
     state.action = TRINITY_ACTION_UNSPECIFIED
@@ -106,7 +112,9 @@ def _end_events(state: TrinityState) -> Emits:
     state.effect_done = False
     state.revealed_now = 0
     state.gift_card = 0
-    return [public(Event(game_ended=Event.GameEnded(outcome=state.outcome)))]
+    event = Event()
+    event.game_ended.outcome = outcome
+    return [public(event)]
 
 
 def _check_win(state: TrinityState) -> None:
@@ -128,13 +136,13 @@ def _place(state: TrinityState, seat: int, code: int) -> Emits:
     row = row_of_seat(state, seat)
     slots, pushed_off = rows.place(rows.row_of_board(state.board, row), code)
     _set_row(state, row, slots)
-    events = [
-        public(
-            Event(
-                placed=Event.Placed(seat=seat, row=row_value(row), card=code, pushed_off=pushed_off)
-            )
-        )
-    ]
+    event = Event()
+    placed = event.placed
+    placed.seat = seat
+    placed.row = row_value(row)
+    placed.card = code
+    placed.pushed_off = pushed_off
+    events = [public(event)]
     if pushed_off:
         _to_pile(state, pushed_off)
     _check_win(state)
@@ -151,7 +159,11 @@ def _use(state: TrinityState, seat: int, code: int) -> Emits:
     state.using_card = code
     state.effect_done = False
     state.step = GIFT if is_joker(code) else SUIT_EFFECT
-    return [public(Event(used=Event.Used(seat=seat, card=code))), *_end_events(state)]
+    event = Event()
+    used = event.used
+    used.seat = seat
+    used.card = code
+    return [public(event), *_end_events(state)]
 
 
 def _after_effect(state: TrinityState) -> None:
@@ -164,24 +176,26 @@ def _slot_effect(state: TrinityState, seat: int, index: int) -> Emits:
     slots = rows.row_of_board(state.board, row)
     code = slots[index]
     suit = suit_of(state.using_card)
+    event = Event()
     if suit == CLUBS:
         slots[index] = 0
         _set_row(state, row, slots)
-        event = Event(
-            row_card_discarded=Event.RowCardDiscarded(
-                seat=seat, row=row_value(row), slot=index + 1, card=code
-            )
-        )
+        discarded = event.row_card_discarded
+        discarded.seat = seat
+        discarded.row = row_value(row)
+        discarded.slot = index + 1
+        discarded.card = code
         _to_pile(state, code)
     else:
         target = rows.rightmost(slots) if suit == DIAMONDS else rows.leftmost(slots)
         assert target is not None
         _set_row(state, row, rows.move_card(slots, index, target))
-        event = Event(
-            moved=Event.Moved(
-                seat=seat, row=row_value(row), card=code, from_slot=index + 1, to_slot=target + 1
-            )
-        )
+        moved = event.moved
+        moved.seat = seat
+        moved.row = row_value(row)
+        moved.card = code
+        moved.from_slot = index + 1
+        moved.to_slot = target + 1
     state.effect_done = True
     _check_win(state)
     _after_effect(state)
@@ -194,7 +208,11 @@ def _reveal(state: TrinityState, seat: int, code: int) -> Emits:
     state.revealed_now = code
     state.effect_done = True
     _after_effect(state)
-    return [public(Event(revealed=Event.Revealed(seat=seat, card=code)))]
+    event = Event()
+    revealed = event.revealed
+    revealed.seat = seat
+    revealed.card = code
+    return [public(event)]
 
 
 def _skip(state: TrinityState, seat: int) -> Emits:
@@ -205,26 +223,29 @@ def _skip(state: TrinityState, seat: int) -> Emits:
     else:
         part = TRINITY_PART_SWAP
         state.step = DISCARD
-    return [public(Event(skipped=Event.Skipped(seat=seat, part=part)))]
+    event = Event()
+    skipped = event.skipped
+    skipped.seat = seat
+    skipped.part = part
+    return [public(event)]
 
 
 def _swap(state: TrinityState, seat: int, own: int, other_row: int, other: int) -> Emits:
     """TR-4.5 / TR-4.6: exchange two board cards."""
     own_row = row_of_seat(state, seat)
     a, b = SLOTS * own_row + own, SLOTS * other_row + other
-    own_card, other_card = state.board[a], state.board[b]
-    state.board[a], state.board[b] = other_card, own_card
-    event = Event(
-        swapped=Event.Swapped(
-            seat=seat,
-            own_row=row_value(own_row),
-            own_slot=own + 1,
-            own_card=own_card,
-            other_row=row_value(other_row),
-            other_slot=other + 1,
-            other_card=other_card,
-        )
-    )
+    board = state.board
+    own_card, other_card = board[a], board[b]
+    board[a], board[b] = other_card, own_card
+    event = Event()
+    swapped = event.swapped
+    swapped.seat = seat
+    swapped.own_row = row_value(own_row)
+    swapped.own_slot = own + 1
+    swapped.own_card = own_card
+    swapped.other_row = row_value(other_row)
+    swapped.other_slot = other + 1
+    swapped.other_card = other_card
     _check_win(state)
     state.step = DISCARD
     return [public(event), *_end_events(state)]
@@ -237,19 +258,26 @@ def _give(state: TrinityState, seat: int, code: int) -> Emits:
     state.hands[receiver].cards.append(code)
     state.gift_card = code
     state.step = GIFT_DISCARD
-    secret = Event(gave=Event.Gave(giver=seat, receiver=receiver, card=code))
-    return [
-        Emitted(
-            public=Event(gave=Event.Gave(giver=seat, receiver=receiver)),
-            private={seat: secret, receiver: secret},
-        )
-    ]
+    shown = Event()
+    gave = shown.gave
+    gave.giver = seat
+    gave.receiver = receiver
+    secret = Event()
+    named = secret.gave
+    named.giver = seat
+    named.receiver = receiver
+    named.card = code
+    return [Emitted(shown, {seat: secret, receiver: secret})]
 
 
 def _discard_from_hand(state: TrinityState, seat: int, code: int) -> Emits:
     _take(state, seat, code)
     _to_pile(state, code)
-    return [public(Event(discarded=Event.Discarded(seat=seat, card=code))), *_end_events(state)]
+    event = Event()
+    discarded = event.discarded
+    discarded.seat = seat
+    discarded.card = code
+    return [public(event), *_end_events(state)]
 
 
 # --- the end of an action --------------------------------------------------------------------
@@ -258,7 +286,7 @@ def _discard_from_hand(state: TrinityState, seat: int, code: int) -> Emits:
 def _finish_action(state: TrinityState) -> Emits:
     """The acting player draws two (TR-3), then the next player with cards plays (TR-3.5), or
     the game is lost when every hand is empty (TR-5.2)."""
-    seat = state.turn
+    seat, seats = state.turn, state.seats
     events = draw_cards(state, seat, DRAW)
     state.step = ACTION
     state.action = TRINITY_ACTION_UNSPECIFIED
@@ -266,15 +294,25 @@ def _finish_action(state: TrinityState) -> Emits:
     state.effect_done = False
     state.revealed_now = 0
     state.gift_card = 0
-    if all(not hand.cards for hand in state.hands):
+    # One pass round the table, the actor last: the first seat holding cards plays; when there
+    # is none, every hand is empty.
+    hands = state.hands
+    skipped: list[int] = []
+    for nxt in clockwise_from(left(seat, seats), seats):
+        if hands[nxt].cards:
+            break
+        skipped.append(nxt)
+    else:
         state.outcome = TRINITY_OUTCOME_LOST_HANDS_EMPTY
         return events + _end_events(state)
-    for nxt in clockwise_from(left(seat, state.seats), state.seats):
-        if state.hands[nxt].cards:
-            state.turn = nxt
-            events.append(public(Event(turn_began=Event.TurnBegan(seat=nxt))))
-            break
-        events.append(public(Event(turn_skipped=Event.TurnSkipped(seat=nxt))))
+    for other in skipped:
+        event = Event()
+        event.turn_skipped.seat = other
+        events.append(public(event))
+    state.turn = nxt
+    event = Event()
+    event.turn_began.seat = nxt
+    events.append(public(event))
     return events
 
 
@@ -284,9 +322,13 @@ def draw_cards(state: TrinityState, seat: int, count: int) -> Emits:
     if not cards:
         return []
     state.hands[seat].cards.extend(cards)
-    return [
-        Emitted(
-            public=Event(drew=Event.Drew(seat=seat, count=len(cards))),
-            private={seat: Event(drew=Event.Drew(seat=seat, count=len(cards), cards=cards))},
-        )
-    ]
+    shown = Event()
+    drew = shown.drew
+    drew.seat = seat
+    drew.count = len(cards)
+    mine = Event()
+    own = mine.drew
+    own.seat = seat
+    own.count = len(cards)
+    own.cards.extend(cards)
+    return [Emitted(shown, {seat: mine})]

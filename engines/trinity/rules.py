@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from croupier.v1.trinity_pb2 import (
+    TRINITY_ACTION_UNSPECIFIED,
     TrinityAction,
     TrinityMove,
     TrinityOutcome,
@@ -75,6 +76,7 @@ STEP_KINDS: dict[int, tuple[frozenset[str], str]] = {
 }
 
 _BOARD_STEPS = (ACTION, SUIT_EFFECT, SWAP)
+_REVEAL_STEPS = (ACTION, SUIT_EFFECT)
 
 # A move as its kind and numbers: a card (card kinds), a slot 1..4 (target_slot), or own slot,
 # other row 1..3 and other slot (swap); unused numbers are 0.
@@ -158,8 +160,8 @@ def decode(move: TrinityMove) -> Choice:
     return (kind, 0, 0, 0)
 
 
-def encode(choice: Choice) -> TrinityMove:
-    """The message of a Choice (set field by field: cheaper than nested constructors)."""
+def _build(choice: Choice) -> TrinityMove:
+    """The message of a Choice, field by field (only for `_WIRE` below)."""
     kind, a, b, c = choice
     move = Move()
     if kind == "target_slot":
@@ -175,6 +177,26 @@ def encode(choice: Choice) -> TrinityMove:
     return move
 
 
+# Every well-formed Choice in wire form. Parsing these few bytes builds a listed move faster
+# than setting its fields one by one from Python, and a parsed copy is a fresh message that the
+# caller may change freely.
+_WIRE: dict[Choice, bytes] = {
+    choice: _build(choice).SerializeToString()
+    for choice in (
+        *((kind, code, 0, 0) for kind in sorted(CARD_KINDS) for code in range(1, BW_JOKER + 1)),
+        *(("target_slot", slot, 0, 0) for slot in range(1, SLOTS + 1)),
+        *(
+            ("swap", own, row, other)
+            for own in range(1, SLOTS + 1)
+            for row in range(1, ROWS + 1)
+            for other in range(1, SLOTS + 1)
+        ),
+        ("skip", 0, 0, 0),
+    )
+}
+_parse_move = Move.FromString
+
+
 class Position:
     """The facts of a state the rules read, for one seat, taken once."""
 
@@ -186,6 +208,7 @@ class Position:
         "gift_card",
         "hand",
         "own_row",
+        "own_slots",
         "revealed",
         "revealed_now",
         "seat",
@@ -196,30 +219,46 @@ class Position:
     )
 
     def __init__(self, state: TrinityState, seat: int) -> None:
+        # Each step's rules read only some facts, and reading a protobuf field costs more than
+        # the rest of a check: the facts a step does not read keep neutral values.
         self.seat = seat
-        self.actor = active_seat(state)
+        actor = self.actor = active_seat(state)
         step = self.step = state.step
-        self.action: int = state.action
         self.hand: list[int] = []
         self.revealed: list[int] = []
-        if self.actor == seat:
+        if actor == seat:
             own = state.hands[seat]
             self.hand = own.cards[:]
-            if own.revealed:
-                self.revealed = own.revealed[:]
+            # Only a ♠ reveal, or the look-ahead of using a ♠, asks which cards are revealed.
+            if step in _REVEAL_STEPS:
+                revealed = own.revealed
+                if revealed:
+                    self.revealed = revealed[:]
         # Only the action, suit-effect and swap steps look at the board.
-        self.board: list[int] = state.board[:] if step in _BOARD_STEPS else []
-        self.own_row = (seat - state.j_seat) % ROWS
-        self.using: int = state.using_card
-        self.effect_done: bool = state.effect_done
-        self.revealed_now: int = state.revealed_now
-        self.gift_card: int = state.gift_card
+        self.own_row = 0
+        self.board: list[int] = []
+        self.own_slots: list[int] = []
+        if step in _BOARD_STEPS:
+            own_row = self.own_row = (seat - state.j_seat) % ROWS
+            board = self.board = state.board[:]
+            self.own_slots = board[SLOTS * own_row : SLOTS * own_row + SLOTS]
+        self.action = TRINITY_ACTION_UNSPECIFIED
+        self.using = 0
+        self.effect_done = False
+        self.revealed_now = 0
+        self.gift_card = 0
+        if step == DISCARD:
+            self.action = state.action  # names the rule of a refusal
+            self.revealed_now = state.revealed_now
+        elif step == GIFT_DISCARD:
+            self.gift_card = state.gift_card
+        elif step != ACTION:  # the suit effect, the swap and the gift
+            self.using = state.using_card
+            self.effect_done = state.effect_done
+        # The TR-3.4 look-ahead's answers, filled on first use: several hand cards of one suit
+        # (or several 10s and As) ask the same question of the same position.
         self.swappable: dict[bool, bool] = {}
         self.suit_effects: dict[int, bool] = {}
-
-    def own_slots(self) -> list[int]:
-        start = SLOTS * self.own_row
-        return self.board[start : start + SLOTS]
 
 
 # --- per-target checks, shared by the moves and by the TR-3.4 look-ahead ---------------------
@@ -227,16 +266,36 @@ class Position:
 
 _EMPTY_OWN = tuple(f"slot {i + 1} of your row is empty" for i in range(SLOTS))
 _EMPTY_OTHER = tuple(f"slot {i + 1} of that row is empty" for i in range(SLOTS))
+# The refusals the look-ahead of a ♦ ♥ ♣ effect meets most, built once.
+_EMPTY_TARGET = {
+    suit: tuple(Violation(rule, text) for text in _EMPTY_OWN) for suit, rule in SUIT_RULES.items()
+}
+_AT_RIGHTMOST = Violation("TR-4.2", "that card is already in the rightmost occupied slot")
+_AT_LEFTMOST = Violation("TR-4.2", "that card is already in the leftmost occupied slot")
+# A swap's refusals by `ten` (TR-4.5 for a 10, TR-4.6 for an A), built once: the look-ahead
+# tries every pair of occupied slots.
+_SWAP_RULES = {True: "TR-4.5", False: "TR-4.6"}
+_SWAP_OWN_ROW = {
+    ten: Violation(rule, "swap with another player's row, not your own")
+    for ten, rule in _SWAP_RULES.items()
+}
+_SWAP_EMPTY_OWN = {
+    ten: tuple(Violation(rule, text) for text in _EMPTY_OWN) for ten, rule in _SWAP_RULES.items()
+}
+_SWAP_EMPTY_OTHER = {
+    ten: tuple(Violation(rule, text) for text in _EMPTY_OTHER) for ten, rule in _SWAP_RULES.items()
+}
+_SWAP_SLOT_NUMBER = Violation("TR-4.5", "a 10 swaps only slots with the same number")
 
 
 def slot_target_violation(suit: int, slots: Sequence[int], index: int) -> Violation | None:
     """A ♦ ♥ ♣ effect on the card at `index` of the player's own row."""
     if slots[index] == NO_CARD:
-        return Violation(SUIT_RULES[suit], _EMPTY_OWN[index])
+        return _EMPTY_TARGET[suit][index]
     if suit == DIAMONDS and index == rightmost(slots):
-        return Violation("TR-4.2", "that card is already in the rightmost occupied slot")
+        return _AT_RIGHTMOST
     if suit == HEARTS and index == leftmost(slots):
-        return Violation("TR-4.2", "that card is already in the leftmost occupied slot")
+        return _AT_LEFTMOST
     return None
 
 
@@ -258,15 +317,14 @@ def swap_violation(
 ) -> Violation | None:
     """The swap of a 10 (`ten`) or an A between own slot `own` and `other` of `other_row`
     (indexes from 0)."""
-    rule = "TR-4.5" if ten else "TR-4.6"
     if other_row == own_row:
-        return Violation(rule, "swap with another player's row, not your own")
+        return _SWAP_OWN_ROW[ten]
     if board[SLOTS * own_row + own] == NO_CARD:
-        return Violation(rule, _EMPTY_OWN[own])
+        return _SWAP_EMPTY_OWN[ten][own]
     if board[SLOTS * other_row + other] == NO_CARD:
-        return Violation(rule, _EMPTY_OTHER[other])
+        return _SWAP_EMPTY_OTHER[ten][other]
     if ten and own != other:
-        return Violation(rule, "a 10 swaps only slots with the same number")
+        return _SWAP_SLOT_NUMBER
     return None
 
 
@@ -275,11 +333,18 @@ def effect_possible(pos: Position, suit: int, hand: Sequence[int]) -> bool:
     Spade; the other suits look at the own row only)."""
     if suit == SPADES:
         revealed = pos.revealed
-        return any(reveal_violation(hand, revealed, code) is None for code in hand)
+        for code in hand:  # noqa: SIM110 - a generator costs more than the first check
+            if reveal_violation(hand, revealed, code) is None:
+                return True
+        return False
     known = pos.suit_effects.get(suit)
     if known is None:
-        slots = pos.own_slots()
-        known = any(slot_target_violation(suit, slots, i) is None for i in range(SLOTS))
+        slots = pos.own_slots
+        known = False
+        for index in range(SLOTS):  # a loop: a generator costs more than these four checks
+            if slot_target_violation(suit, slots, index) is None:
+                known = True
+                break
         pos.suit_effects[suit] = known
     return known
 
@@ -287,16 +352,18 @@ def effect_possible(pos: Position, suit: int, hand: Sequence[int]) -> bool:
 def swap_possible(pos: Position, ten: bool) -> bool:
     """Whether some swap is legal (asked of `swap_violation`; only occupied slots can pass it,
     so only those are tried)."""
-    if ten not in pos.swappable:
-        board = pos.board
+    known = pos.swappable.get(ten)
+    if known is None:
+        board, own_row = pos.board, pos.own_row
         filled = [[i for i in range(SLOTS) if board[SLOTS * r + i]] for r in range(ROWS)]
-        pos.swappable[ten] = any(
-            swap_violation(board, pos.own_row, ten, own, other_row, other) is None
+        known = any(
+            swap_violation(board, own_row, ten, own, other_row, other) is None
             for other_row in range(ROWS)
-            for own in filled[pos.own_row]
+            for own in filled[own_row]
             for other in filled[other_row]
         )
-    return pos.swappable[ten]
+        pos.swappable[ten] = known
+    return known
 
 
 # --- the one predicate -----------------------------------------------------------------------
@@ -308,40 +375,47 @@ def violation(state: TrinityState, seat: int, move: TrinityMove) -> Violation | 
     return check(Position(state, seat), decode(move))
 
 
+_NEEDS_TWO = Violation("TR-3.4", "this action takes two hand cards and you hold one")
+
+
 def check(pos: Position, choice: Choice) -> Violation | None:
     """The rule `choice` breaks in `pos`, or None."""
-    if pos.actor is None:
+    actor = pos.actor
+    if actor is None:
         return Violation("C-5", "the game is over")
-    if pos.seat != pos.actor:
-        return Violation("C-5", f"seat {pos.seat} may not act now; seat {pos.actor} is to act")
+    if pos.seat != actor:
+        return Violation("C-5", f"seat {pos.seat} may not act now; seat {actor} is to act")
     kind, a, b, c = choice
     kinds, expected = STEP_KINDS[pos.step]
     if kind not in kinds:
         return Violation(_step_rule(pos, ""), expected)
-    hand = pos.hand
-    if kind in CARD_KINDS and kind != "reveal" and a not in hand:
-        return Violation(_step_rule(pos, kind), f"{name(a)} is not in your hand")
-    if kind in ("place", "discard_two") and len(hand) < 2:
-        return Violation("TR-3.4", "this action takes two hand cards and you hold one")
-    if kind == "use":
-        return _use_violation(pos, a)
+    # The card kinds first: listing checks one of them for every hand card.
+    if kind in CARD_KINDS:
+        hand = pos.hand
+        if kind != "reveal" and a not in hand:
+            return Violation(_step_rule(pos, kind), f"{name(a)} is not in your hand")
+        if kind == "place" or kind == "discard_two":
+            return _NEEDS_TWO if len(hand) < 2 else None
+        if kind == "use":
+            return _use_violation(pos, a)
+        if kind == "discard":
+            return _discard_violation(pos, a)
+        if kind == "reveal":
+            suit = suit_of(pos.using)
+            if suit != SPADES:
+                return Violation(SUIT_RULES[suit], "only a ♠ reveals; choose a slot of your row")
+            return reveal_violation(hand, pos.revealed, a)
+        return None  # give: any hand card
     if kind == "target_slot":
         suit = suit_of(pos.using)
         if suit == SPADES:
             return Violation("TR-4.4", "a ♠ reveals a hand card: choose it with reveal")
-        return slot_target_violation(suit, pos.own_slots(), a - 1)
-    if kind == "reveal":
-        suit = suit_of(pos.using)
-        if suit != SPADES:
-            return Violation(SUIT_RULES[suit], "only a ♠ reveals; choose a slot of your row")
-        return reveal_violation(hand, pos.revealed, a)
+        return slot_target_violation(suit, pos.own_slots, a - 1)
     if kind == "skip":
         return _skip_violation(pos)
     if kind == "swap":
         ten = rank_of(pos.using) == TEN
         return swap_violation(pos.board, pos.own_row, ten, a - 1, b - 1, c - 1)
-    if kind == "discard":
-        return _discard_violation(pos, a)
     return None
 
 
@@ -361,6 +435,18 @@ def _step_rule(pos: Position, kind: str) -> str:
     return "TR-4.8"
 
 
+# TR-3.4's refusals of a Use, by card code, built once: the listing meets one for every hand
+# card whose effect has no target.
+_NO_TARGET = tuple(
+    Violation("TR-3.4", f"the suit effect of {name(code)} has no valid target")
+    for code in range(BW_JOKER + 1)
+)
+_NO_EFFECT_NOR_SWAP = tuple(
+    Violation("TR-3.4", f"neither the suit effect nor the swap of {name(code)} can be made")
+    for code in range(BW_JOKER + 1)
+)
+
+
 def _use_violation(pos: Position, code: int) -> Violation | None:
     """TR-3.4: the whole action must be possible."""
     if len(pos.hand) < 2:
@@ -373,10 +459,10 @@ def _use_violation(pos: Position, code: int) -> Violation | None:
     if effect_possible(pos, suit, rest):
         return None
     if not has_special(code):
-        return Violation("TR-3.4", f"the suit effect of {name(code)} has no valid target")
+        return _NO_TARGET[code]
     if swap_possible(pos, rank_of(code) == TEN):
         return None
-    return Violation("TR-3.4", f"neither the suit effect nor the swap of {name(code)} can be made")
+    return _NO_EFFECT_NOR_SWAP[code]
 
 
 def _skip_violation(pos: Position) -> Violation | None:
@@ -433,11 +519,6 @@ def candidates(pos: Position) -> list[Choice]:
     return [("discard", c, 0, 0) for c in hand]
 
 
-def legal_choices(state: TrinityState, seat: int) -> list[Choice]:
-    pos = Position(state, seat)
-    return [choice for choice in candidates(pos) if check(pos, choice) is None]
-
-
 def forced_choice(state: TrinityState, seat: int) -> Choice | None:
     """The only legal choice of `seat`, or None when it has none or several (C-6)."""
     pos = Position(state, seat)
@@ -451,4 +532,7 @@ def forced_choice(state: TrinityState, seat: int) -> Choice | None:
 
 
 def legal_moves(state: TrinityState, seat: int) -> list[TrinityMove]:
-    return [encode(choice) for choice in legal_choices(state, seat)]
+    """The candidates that pass the check, as messages parsed from their wire form."""
+    pos = Position(state, seat)
+    wire = _WIRE
+    return [_parse_move(wire[choice]) for choice in candidates(pos) if check(pos, choice) is None]

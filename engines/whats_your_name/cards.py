@@ -37,12 +37,14 @@ def colour_set(colour: int) -> list[int]:
 
 
 def to_card(card: int) -> WhatsYourNameCard:
-    return WhatsYourNameCard(rank=card % RANKS + 1, colour=card // RANKS)
+    """The card message, for a message field (a constructor or `CopyFrom` copies it). It is a
+    shared read-only prototype: copying it in C costs less than building a new one in Python."""
+    return _CARDS[card]
 
 
 def to_cards(cards: Iterable[int]) -> list[WhatsYourNameCard]:
-    """The card messages, for filling a repeated field (which copies them). They are shared
-    read-only prototypes: copying them in C costs less than building new ones in Python."""
+    """The card messages, for filling a repeated field (which copies them); shared read-only
+    prototypes, as with `to_card`."""
     return [_CARDS[c] for c in cards]
 
 

@@ -67,11 +67,7 @@ class WhatsYourNameEngine(
         return rules.active_seats(state)
 
     def legal_moves(self, state: WhatsYourNameState, seat: int) -> list[WhatsYourNameMove]:
-        return [
-            rules.make_move(kind, rank)
-            for kind, rank in rules.candidates(state, seat)
-            if rules.violation(state, seat, kind, rank) is None
-        ]
+        return rules.legal_moves(state, seat)
 
     def apply(
         self, state: WhatsYourNameState, seat: int, move: WhatsYourNameMove

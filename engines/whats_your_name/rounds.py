@@ -12,6 +12,8 @@ match, the next game is dealt (WN-7.2).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_DRAFT,
     WHATS_YOUR_NAME_PHASE_FINAL,
@@ -39,83 +41,96 @@ def start_round(state: WhatsYourNameState, out: Out) -> None:
     """Begin the next round: a play round while hands hold cards, else the final round."""
     state.round += 1
     seats = state.seats
-    if all(len(state.positions[seat].hand) == 0 for seat in range(seats)):
+    positions = state.positions
+    if all(not positions[seat].hand for seat in range(seats)):
         _start_final_round(state, out)
         return
     state.phase = WHATS_YOUR_NAME_PHASE_PLAY
-    emit(out, Event(round_started=Event.RoundStarted(round=state.round)))
+    event = Event()
+    event.round_started.round = state.round
+    emit(out, event)
     # Decision (ours), C-6: a seat holding a single card has no choice; it is played for it.
     for seat in range(seats):
-        hand = state.positions[seat].hand
+        hand = positions[seat].hand
         if len(hand) == 1:
             commit(state, seat, hand[0], True, out)
 
 
 def hide(state: WhatsYourNameState, seat: int, card: int, out: Out) -> None:
     """WN-7.1: set `card` aside as the seat's hidden card; the last choice starts round 1."""
-    pos = state.positions[seat]
+    positions = state.positions
+    pos = positions[seat]
     pos.hand.remove(card)
     pos.hidden = card
-    out.append(
-        Emitted(
-            public=Event(hidden_card_set=Event.HiddenCardSet(seat=seat)),
-            private={
-                seat: Event(hidden_card_set=Event.HiddenCardSet(seat=seat, card=to_card(card)))
-            },
-        )
-    )
-    if all(state.positions[s].HasField("hidden") for s in range(state.seats)):
+    shown = Event()
+    shown.hidden_card_set.seat = seat
+    mine = Event()
+    own = mine.hidden_card_set
+    own.seat = seat
+    own.card.CopyFrom(to_card(card))
+    out.append(Emitted(shown, {seat: mine}))
+    if all(positions[s].HasField("hidden") for s in range(state.seats)):
         start_round(state, out)
 
 
 def commit(state: WhatsYourNameState, seat: int, card: int, automatic: bool, out: Out) -> None:
     """WN-3.1: commit `card` secretly; when it is the last play, reveal and draft."""
-    pos = state.positions[seat]
+    positions = state.positions
+    pos = positions[seat]
     pos.hand.remove(card)
     pos.played = card
-    out.append(
-        Emitted(
-            public=Event(card_chosen=Event.CardChosen(seat=seat, automatic=automatic)),
-            private={
-                seat: Event(
-                    card_chosen=Event.CardChosen(seat=seat, card=to_card(card), automatic=automatic)
-                )
-            },
-        )
-    )
-    if all(state.positions[s].HasField("played") for s in range(state.seats)):
-        _reveal(state, out)
+    shown = Event()
+    chosen = shown.card_chosen
+    chosen.seat = seat
+    chosen.automatic = automatic
+    mine = Event()
+    own = mine.card_chosen
+    own.seat = seat
+    own.card.CopyFrom(to_card(card))
+    own.automatic = automatic
+    out.append(Emitted(shown, {seat: mine}))
+    # The last play reveals them all (a loop: a generator costs more than these checks).
+    for other in range(state.seats):
+        if not positions[other].HasField("played"):
+            return
+    _reveal(state, out)
 
 
-def drafting_order(state: WhatsYourNameState) -> list[int]:
-    """WN-3.2: ascending rank played; equal ranks from the priority holder clockwise."""
-    seats, holder = state.seats, state.priority_seat
+def drafting_order(played: Sequence[int], holder: int) -> list[int]:
+    """WN-3.2: ascending rank played (`played` by seat); equal ranks from the priority holder
+    clockwise."""
+    seats = len(played)
     return sorted(
-        range(seats),
-        key=lambda s: (state.positions[s].played % RANKS, clockwise_distance(holder, s, seats)),
+        range(seats), key=lambda s: (played[s] % RANKS, clockwise_distance(holder, s, seats))
     )
 
 
 def _reveal(state: WhatsYourNameState, out: Out) -> None:
-    order = drafting_order(state)
-    plays = [
-        Event.Play(seat=s, card=to_card(state.positions[s].played)) for s in range(state.seats)
-    ]
-    emit(out, Event(plays_revealed=Event.PlaysRevealed(plays=plays, drafting_order=order)))
-    thirteens = [s for s in order if state.positions[s].played % RANKS + 1 == THIRTEEN]
+    positions = state.positions
+    played = [positions[s].played for s in range(state.seats)]
+    order = drafting_order(played, state.priority_seat)
+    event = Event()
+    revealed = event.plays_revealed
+    plays = revealed.plays
+    for s, card in enumerate(played):
+        play = plays.add()
+        play.seat = s
+        play.card.CopyFrom(to_card(card))
+    revealed.drafting_order.extend(order)
+    emit(out, event)
+    thirteens = [s for s in order if played[s] % RANKS + 1 == THIRTEEN]
     if thirteens:
         # WN-3.4: the first 13 in drafting order takes the whole stage; nobody else drafts.
         sweeper = thirteens[0]
-        cards = list(state.stage)
-        del state.stage[:]
-        emit(
-            out,
-            Event(
-                stage_swept=Event.StageSwept(
-                    seat=sweeper, cards=to_cards(cards), thirteen_seats=thirteens
-                )
-            ),
-        )
+        stage = state.stage
+        cards = stage[:]
+        del stage[:]
+        event = Event()
+        swept = event.stage_swept
+        swept.seat = sweeper
+        swept.cards.extend(to_cards(cards))
+        swept.thirteen_seats.extend(thirteens)
+        emit(out, event)
         for card in cards:
             acquire(state, sweeper, card, out)
         _end_play_round(state, out)
@@ -135,16 +150,17 @@ def take(state: WhatsYourNameState, seat: int, rank: int, out: Out) -> None:
 def continue_drafting(state: WhatsYourNameState, out: Out) -> None:
     """Apply forced steps (WN-3.8: one possible rank) until a seat has a choice or the
     drafting is over."""
-    while state.draft_order:
-        stage = state.stage
+    draft_order = state.draft_order
+    stage = state.stage
+    while draft_order:
         if not stage:  # cannot happen: the stage holds a card for every drafter
-            del state.draft_order[:]
+            del draft_order[:]
             break
-        first = stage[0] % RANKS
-        if any(card % RANKS != first for card in stage):
+        ranks = {card % RANKS for card in stage}
+        if len(ranks) > 1:
             return  # a real choice: wait for the drafter's move
-        take_from_stage(state, state.draft_order[0], first + 1, True, out)
-        del state.draft_order[0]
+        take_from_stage(state, draft_order[0], stage[0] % RANKS + 1, True, out)
+        del draft_order[0]
     if state.phase == WHATS_YOUR_NAME_PHASE_FINAL:
         _end_game(state, out)
     else:
@@ -153,34 +169,43 @@ def continue_drafting(state: WhatsYourNameState, out: Out) -> None:
 
 def _virtual_takes_leftover(state: WhatsYourNameState, out: Out) -> None:
     """WN-6.3, WN-6.4: the virtual player takes the card left on the stage, if any."""
-    if state.stage:
-        take_from_stage(state, VIRTUAL, state.stage[0] % RANKS + 1, True, out)
+    stage = state.stage
+    if stage:
+        take_from_stage(state, VIRTUAL, stage[0] % RANKS + 1, True, out)
 
 
 def _end_play_round(state: WhatsYourNameState, out: Out) -> None:
+    positions = state.positions
     if has_virtual(state):
         _virtual_takes_leftover(state, out)
-        pile = state.positions[VIRTUAL].pile
+        pile = positions[VIRTUAL].pile
         if pile:  # WN-6.3: reveal its next card; a 13 has no effect
             card = pile.pop()
             state.stage.append(card)
-            emit(out, Event(virtual_revealed=Event.VirtualRevealed(card=to_card(card))))
+            event = Event()
+            event.virtual_revealed.card.CopyFrom(to_card(card))
+            emit(out, event)
     # WN-3.5: the plays move onto the stage.
+    seats = state.seats
     played = []
-    for seat in range(state.seats):
-        pos = state.positions[seat]
+    for seat in range(seats):
+        pos = positions[seat]
         played.append(pos.played)
         pos.ClearField("played")
     state.stage.extend(played)
-    emit(out, Event(plays_to_stage=Event.PlaysToStage(cards=to_cards(played))))
+    event = Event()
+    event.plays_to_stage.cards.extend(to_cards(played))
+    emit(out, event)
     # WN-3.6: refill to three while the pile lasts.
-    for seat in range(state.seats):
-        draw_cards(state, seat, HAND_SIZE - len(state.positions[seat].hand), out)
-    if state.HasField("mirror_seat") and not state.positions[state.mirror_seat].pile:
+    for seat in range(seats):
+        draw_cards(state, seat, HAND_SIZE - len(positions[seat].hand), out)
+    if state.HasField("mirror_seat") and not positions[state.mirror_seat].pile:
         # WN-7.2: the holder's pile is empty; the unused mirror is discarded.
         holder = state.mirror_seat
         state.ClearField("mirror_seat")
-        emit(out, Event(mirror_discarded=Event.MirrorDiscarded(seat=holder)))
+        event = Event()
+        event.mirror_discarded.seat = holder
+        emit(out, event)
     state.phase = WHATS_YOUR_NAME_PHASE_PLAY
     start_round(state, out)
 

@@ -67,14 +67,12 @@ def deal_game(state: WhatsYourNameState, out: Out) -> None:
         del pos.pile[:]
         pos.pile.extend(pile)
         state.stage.append(top)
-        emit(
-            out,
-            Event(
-                setup_revealed=Event.SetupRevealed(
-                    seat=p, card=to_card(top), thirteens_returned=returned
-                )
-            ),
-        )
+        event = Event()  # filled in field by field (see `table`)
+        revealed = event.setup_revealed
+        revealed.seat = p
+        revealed.card.CopyFrom(to_card(top))
+        revealed.thirteens_returned = returned
+        emit(out, event)
     _take_priority(state, out)
     deal = HIDDEN_DEAL if state.options.hidden_card else HAND_SIZE
     for seat in range(state.seats):  # WN-2.4 (WN-7.1: four with a hidden card)

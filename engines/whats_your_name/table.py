@@ -14,31 +14,38 @@ Out = list[Emitted[WhatsYourNameEvent]]
 
 def emit(out: Out, event: WhatsYourNameEvent) -> None:
     """A public event: every seat and every spectator sees the same thing."""
-    out.append(Emitted(public=event))
+    out.append(Emitted(event))
+
+
+# Events are filled in field by field: a nested constructor would build each inner message
+# once more only to copy it into the event.
 
 
 def draw_cards(state: WhatsYourNameState, seat: int, count: int, out: Out) -> None:
     """WN-2.4, WN-3.6: move up to `count` cards from the top of the pile into the hand; the
     public event gives the count, the seat's own version the cards."""
-    pos = state.positions[seat]
-    if count <= 0 or not pos.pile:
+    if count <= 0:
         return
-    drawn = draw(pos.pile, count)
+    pos = state.positions[seat]
+    pile = pos.pile
+    if not pile:
+        return
+    drawn = draw(pile, count)
     count = len(drawn)
     pos.hand.extend(drawn)
-    left = len(pos.pile)
-    out.append(
-        Emitted(
-            public=Event(cards_drawn=Event.CardsDrawn(seat=seat, count=count, pile_size=left)),
-            private={
-                seat: Event(
-                    cards_drawn=Event.CardsDrawn(
-                        seat=seat, count=count, cards=to_cards(drawn), pile_size=left
-                    )
-                )
-            },
-        )
-    )
+    left = len(pile)
+    shown = Event()
+    drew = shown.cards_drawn
+    drew.seat = seat
+    drew.count = count
+    drew.pile_size = left
+    mine = Event()
+    own = mine.cards_drawn
+    own.seat = seat
+    own.count = count
+    own.cards.extend(to_cards(drawn))
+    own.pile_size = left
+    out.append(Emitted(shown, {seat: mine}))
 
 
 def acquire(state: WhatsYourNameState, seat: int, card: int, out: Out) -> None:
@@ -49,38 +56,44 @@ def acquire(state: WhatsYourNameState, seat: int, card: int, out: Out) -> None:
     (WN-7.1, automatic because it only ever lowers the total).
     """
     pos = state.positions[seat]
+    acquired = pos.acquired
     rank = card % RANKS
-    for i, other in enumerate(pos.acquired):
+    for i, other in enumerate(acquired):
         if other % RANKS == rank:
-            del pos.acquired[i]
+            del acquired[i]
             state.discarded.extend((other, card))
-            emit(
-                out,
-                Event(pair_discarded=Event.PairDiscarded(seat=seat, cards=to_cards((other, card)))),
-            )
+            event = Event()
+            pair = event.pair_discarded
+            pair.seat = seat
+            pair.cards.extend(to_cards((other, card)))
+            emit(out, event)
             return
     if pos.HasField("hidden") and pos.hidden % RANKS == rank:
         hidden = pos.hidden
         pos.ClearField("hidden")
         state.discarded.extend((card, hidden))
-        emit(
-            out,
-            Event(
-                hidden_card_matched=Event.HiddenCardMatched(
-                    seat=seat, card=to_card(card), hidden_card=to_card(hidden)
-                )
-            ),
-        )
+        event = Event()
+        matched = event.hidden_card_matched
+        matched.seat = seat
+        matched.card.CopyFrom(to_card(card))
+        matched.hidden_card.CopyFrom(to_card(hidden))
+        emit(out, event)
         return
-    pos.acquired.append(card)
+    acquired.append(card)
 
 
 def take_from_stage(
     state: WhatsYourNameState, seat: int, rank: int, automatic: bool, out: Out
 ) -> None:
     """WN-3.3: take the first stage card of `rank` (the caller checked there is one)."""
-    index = next(i for i, c in enumerate(state.stage) if c % RANKS + 1 == rank)
-    card = state.stage[index]
-    del state.stage[index]
-    emit(out, Event(card_taken=Event.CardTaken(seat=seat, card=to_card(card), automatic=automatic)))
+    stage = state.stage
+    index = [c % RANKS + 1 for c in stage].index(rank)
+    card = stage[index]
+    del stage[index]
+    event = Event()
+    taken = event.card_taken
+    taken.seat = seat
+    taken.card.CopyFrom(to_card(card))
+    taken.automatic = automatic
+    emit(out, event)
     acquire(state, seat, card, out)
