@@ -130,6 +130,7 @@ def test_watcher_bench_delivers_every_move_to_every_stream(tmp_path: Path) -> No
     watch = json.loads(out.read_text())["watch"]
     assert (watch["game"], watch["watchers"], watch["games"]) == ("vampire_queen", 24, 3)
     assert watch["errors"] == 0
+    assert watch["stream_errors"] == {}
     assert watch["missed_updates"] == 0
     assert watch["moves_per_s"] > 0
     # Every stream gets every move: 8 streams per game, moves spread over the games.

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 import grpc
 
 from croupier.bench.cpu import pin, process_cpu_seconds
+from croupier.bench.load import reason_of
 from croupier.bench.replay import record_games, request_id
 from croupier.bench.server import seats_of, server_for
 from croupier.bench.spec import Recorded
@@ -58,12 +59,19 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
 
     latencies: list[float] = []
     updates = missed = 0
+    stream_errors: dict[str, int] = {}
     window = [0.0, 0.0]
-    ready = 0
-    all_ready = asyncio.Event()
+    settled = 0  # streams that have their first view, or failed
+    all_settled = asyncio.Event()
+
+    def settle() -> None:
+        nonlocal settled
+        settled += 1
+        if settled == args.watchers:
+            all_settled.set()
 
     async def watcher(number: int) -> None:
-        nonlocal updates, missed, ready
+        nonlocal updates, missed
         table = tables[number % len(tables)]
         seats = len(table.credentials)
         which = (number // len(tables)) % (seats + 1)
@@ -72,24 +80,28 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
             pb.WatchGameRequest(name=table.name), metadata=_metadata(credential)
         )
         seen = -1
-        async for response in stream:
-            count = response.view.move_count
-            now = time.perf_counter()
+        try:
+            async for response in stream:
+                count = response.view.move_count
+                now = time.perf_counter()
+                if seen < 0:
+                    settle()
+                elif window[0] <= now <= window[1]:
+                    updates += 1
+                    missed += count - seen - 1
+                    sent = table.sent.get(count)
+                    if sent is not None:
+                        latencies.append(now - sent)
+                seen = count
+        except grpc.RpcError as error:
+            reason = reason_of(error)
+            stream_errors[reason] = stream_errors.get(reason, 0) + 1
             if seen < 0:
-                ready += 1
-                if ready == args.watchers:
-                    all_ready.set()
-            elif window[0] <= now <= window[1]:
-                updates += 1
-                missed += count - seen - 1
-                sent = table.sent.get(count)
-                if sent is not None:
-                    latencies.append(now - sent)
-            seen = count
+                settle()
 
     streams = [asyncio.create_task(watcher(n)) for n in range(args.watchers)]
     try:
-        await asyncio.wait_for(all_ready.wait(), timeout=60)
+        await asyncio.wait_for(all_settled.wait(), timeout=60)
         interval = 1.0 / args.watch_rate
         start = time.perf_counter()
         window[0] = start + args.warmup
@@ -132,7 +144,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
             with contextlib.suppress(asyncio.CancelledError, grpc.RpcError):
                 await task
         await channel.close()
-    return moves, updates, missed, errors, latencies, cpu, ended, elapsed
+    return moves, updates, missed, errors, stream_errors, latencies, cpu, ended, elapsed
 
 
 def _cpu(args: argparse.Namespace) -> dict[str, float]:
@@ -158,7 +170,7 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
             file=out,
             flush=True,
         )
-        moves, updates, missed, errors, latencies, before, after, elapsed = _run(
+        moves, updates, missed, errors, stream_errors, latencies, before, after, elapsed = _run(
             args, server.target, recorded
         )
     delivery = Figures.of(Sample(latencies={"delivery": latencies}), "delivery", args.duration)
@@ -171,6 +183,7 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
         "updates_per_s": round(updates / args.duration, 1),
         "missed_updates": missed,
         "errors": errors,
+        "stream_errors": stream_errors,
         "delivery_ms": {
             name: num(getattr(delivery, f"{name}_ms")) for name in ("p50", "p90", "p99", "max")
         },
@@ -202,7 +215,8 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
     delivery = report["delivery_ms"]
     print(
         f"moves {report['moves_per_s']:,}/s, stream updates {report['updates_per_s']:,}/s,"
-        f" missed {report['missed_updates']}, errors {report['errors']}",
+        f" missed {report['missed_updates']}, ApplyMove errors {report['errors']},"
+        f" streams failed {report['stream_errors'] or 0}",
         file=out,
     )
     print(
