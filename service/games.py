@@ -7,11 +7,12 @@ knowledge of any particular game.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.v1.game_service_pb2 import Event, GameView, Move
+from croupier.v1.game_service_pb2 import Event, GameView, Move, WatchGameResponse
 from croupier.v1.storage_pb2 import AudiencedEvent, MoveNotification, PrivateEvent, StoredGame
 from engines.core.engine import Emitted
 from engines.registry import GAMES, AnyEngine
@@ -115,6 +116,50 @@ def events_from_notification(entries: Sequence[AudiencedEvent], seat: int | None
         elif entry.HasField("public"):
             events.append(entry.public)
     return events
+
+
+@dataclass(slots=True)
+class Published:
+    """A move as its notification told it, and the update each seat's streams send for it."""
+
+    game: LoadedGame
+    events: Sequence[AudiencedEvent]
+    updates: dict[int | None, WatchGameResponse] = field(default_factory=dict)
+
+    def update_for(self, seat: int | None) -> WatchGameResponse:
+        update = self.updates.get(seat)
+        if update is None:
+            update = self.updates[seat] = WatchGameResponse(
+                view=self.game.view(seat), events=events_from_notification(self.events, seat)
+            )
+        return update
+
+
+class RecentNotifications:
+    """Notifications decoded once per process: every stream of a game receives the same
+    payload, and the streams of one seat (or the spectators) send the same update, so each
+    is built once instead of once per stream. Updates are shared: never modified."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._recent: OrderedDict[tuple[str, bytes], Published] = OrderedDict()
+
+    def decode(self, game_id: str, payload: bytes) -> Published:
+        key = (game_id, payload)
+        found = self._recent.get(key)
+        if found is None:
+            note = MoveNotification.FromString(payload)
+            game = LoadedGame(
+                game_id,
+                note.version,
+                note.game,
+                GAMES[note.game.game_type],
+                getattr(note.game, note.game.game_type),
+            )
+            found = self._recent[key] = Published(game, note.events)
+            if len(self._recent) > self._size:
+                self._recent.popitem(last=False)
+        return found
 
 
 def notification_head(version: int, events: Sequence[AudiencedEvent], game_size: int) -> bytes:

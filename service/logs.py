@@ -8,7 +8,6 @@ import sys
 
 import structlog
 
-
 _PID = os.getpid()  # worker processes are started afresh, never forked from this one
 
 

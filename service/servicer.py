@@ -13,14 +13,14 @@ import grpc
 
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
-from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
+from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredGame
 from engines.core import rng
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
 from service import auth, errors
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
-from service.games import LoadedGame, events_from_notification, game_name, notification_head
+from service.games import LoadedGame, RecentNotifications, game_name, notification_head
 from service.limits import RateLimiter, WatcherCount
 from service.store import Commit, Store
 
@@ -63,6 +63,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._operator_hashes = [auth.credential_hash(k.strip()) for k in keys if k.strip()]
         self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
         self._watchers = WatcherCount(settings.max_watchers_per_game)
+        self._notifications = RecentNotifications()
 
     def admit(self, call: CallLog) -> None:
         """Refuse a call over its credential's rate (RESOURCE_EXHAUSTED with RetryInfo)."""
@@ -328,11 +329,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                         game = fresh
                         yield pb.WatchGameResponse(view=game.view(seat))
                     continue
-                note = MoveNotification.FromString(payload)
-                if note.version <= game.version:
+                published = self._notifications.decode(game_id, payload)
+                if published.game.version <= game.version:
                     continue
-                state = getattr(note.game, note.game.game_type)
-                game = LoadedGame(game_id, note.version, note.game, engine, state)
-                yield pb.WatchGameResponse(
-                    view=game.view(seat), events=events_from_notification(note.events, seat)
-                )
+                game = published.game
+                yield published.update_for(seat)

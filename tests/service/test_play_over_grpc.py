@@ -46,3 +46,36 @@ def test_notification_head_and_state_make_a_notification() -> None:
         data = game.SerializeToString()
         note = MoveNotification.FromString(notification_head(7, events, len(data)) + data)
         assert note == MoveNotification(version=7, game=game, events=events)
+
+
+def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> None:
+    """Every stream of a game gets the same payload: one decode, one update per seat (and one
+    for the spectators), each with that audience's view and events (C-4)."""
+    from croupier.v1.storage_pb2 import StoredGame
+    from engines.registry import GAMES
+    from service.games import LoadedGame, RecentNotifications, notification_head
+
+    engine = GAMES["vampire_queen"]
+    state, _ = engine.new_game(engine.options_type(), 3, 5)
+    stored = StoredGame(game_type="vampire_queen", display_names=[""] * 3)
+    stored.vampire_queen.CopyFrom(state)
+    game = LoadedGame("a" * 24, 1, stored, engine, stored.vampire_queen)
+    seat = engine.active_seats(game.state)[0]
+    emitted = engine.apply(game.state, seat, engine.legal_moves(game.state, seat)[0])
+    game.version = 2
+    data = stored.SerializeToString()
+    payload = notification_head(2, game.audienced(emitted), len(data)) + data
+
+    recent = RecentNotifications(size=2)
+    published = recent.decode("a" * 24, payload)
+    assert recent.decode("a" * 24, bytes(payload)) is published  # equal bytes: same entry
+    assert published.game.version == 2
+    for viewer in (0, 1, 2, None):
+        update = published.update_for(viewer)
+        assert published.update_for(viewer) is update
+        assert update.view == game.view(viewer)
+        assert list(update.events) == game.events_for(emitted, viewer)
+    assert published.update_for(0) != published.update_for(1)  # each sees its own hand
+    recent.decode("b" * 24, payload)
+    recent.decode("c" * 24, payload)
+    assert recent.decode("a" * 24, payload) is not published  # the oldest was dropped
