@@ -3,6 +3,7 @@ exception to a gRPC status (the only place where that happens)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -42,8 +43,7 @@ class CallLog:
         self.outcome, self.reason = error.code.name, error.reason
         self.rule_id = error.metadata.get("rule_id")
 
-    def emit(self, started: float) -> None:
-        latency = time.perf_counter() - started
+    def emit(self, latency: float) -> None:
         metrics.record_call(self.rpc, self.game_type, self.outcome, latency, self.rule_id)
         fields = {
             k: v
@@ -117,7 +117,10 @@ def unary(
             await context.abort_with_status(error.to_status())
             raise  # not reached: abort raises
         finally:
-            call.emit(started)
+            # Logged once the response is on its way: the log line and the metrics (about 25 µs)
+            # are not part of the caller's wait.
+            latency = time.perf_counter() - started
+            asyncio.get_running_loop().call_soon(call.emit, latency)
 
     return wrapper
 
@@ -146,6 +149,6 @@ def streaming(
             await context.abort_with_status(error.to_status())
         finally:
             metrics.WATCH_STREAMS.dec()
-            call.emit(started)
+            call.emit(time.perf_counter() - started)
 
     return wrapper

@@ -138,7 +138,7 @@ def unary(handler: Handler) -> Callable[[Any, Any, grpc.ServicerContext], Any]:
             call.fail(error)
             context.abort_with_status(error.to_status())
         finally:
-            call.emit(started)
+            call.emit(time.perf_counter() - started)
 
     return wrapper
 
