@@ -194,7 +194,7 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
         },
     }
     server_cpu = after.get("server", 0.0) - before.get("server", 0.0)
-    if moves and updates:
+    if moves and updates and "server" in before:  # known: started here, or --server-pid
         scale = args.duration / elapsed
         report["server_us_per_move"] = round(server_cpu * scale / moves * 1e6, 1)
         report["server_us_per_update"] = round(server_cpu * scale / updates * 1e6, 1)
