@@ -5,7 +5,7 @@
     croupier-bench --server-cpus 0 --client-cpus 1   # server (and its Redis) and load on own cores
     croupier-bench --target HOST:PORT --server-pid PID --redis-url URL   # a server you started
     croupier-bench --engines                         # the engines alone: no gRPC, no Redis
-    croupier-bench --watchers 1000                   # WatchGame streams while moves are made
+    croupier-bench --watchers 1000 --watch-games 16  # WatchGame streams while moves are made
 
 The service benchmark measures, keeping `--concurrency` calls in flight, in phases:
 the baseline, `croupier.v1.BenchmarkService/Echo` (a trivial call through the same server stack,
