@@ -16,7 +16,7 @@ from engines.core.errors import IllegalMove, InvalidOptions
 from engines.core.scoring import build_result
 from engines.pig_mau_mau.cards import colour_index
 from engines.pig_mau_mau.race import DEFAULT_FINISH, OVER, Event, start_race, totals
-from engines.pig_mau_mau.rules import candidates, check_form, violation
+from engines.pig_mau_mau.rules import check_form, legal_moves, violation
 from engines.pig_mau_mau.turns import begin_turn, bet, draw_instead, end_steps, play_card, step_back
 from engines.pig_mau_mau.views import build_view
 
@@ -65,11 +65,7 @@ class PigMauMauEngine(
         return [] if state.phase == OVER else [state.turn]
 
     def legal_moves(self, state: PigMauMauState, seat: int) -> list[PigMauMauMove]:
-        return [
-            move
-            for move in candidates(state, seat)
-            if violation(state, seat, move, move.WhichOneof("kind") or "") is None
-        ]
+        return legal_moves(state, seat)
 
     def apply(
         self, state: PigMauMauState, seat: int, move: PigMauMauMove

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from croupier.v1.pig_mau_mau_pb2 import (
     PigColor,
-    PigMauMauBet,
     PigMauMauEvent,
     PigMauMauPhase,
     PigMauMauRaceScore,
@@ -17,11 +16,11 @@ from engines.core.engine import Emitted
 from engines.core.scoring import build_result
 from engines.core.seats import left
 from engines.pig_mau_mau.cards import (
+    CARD_MESSAGES,
     COLOURS,
     DECK_SIZE,
     NO_COLOUR,
     PRINTED,
-    card_message,
     pig_color,
 )
 
@@ -70,19 +69,22 @@ def start_race(state: PigMauMauState, race: int, start_seat: int, events: Events
     set_required(state, PRINTED[first])
     sizes = [HAND_SIZE] * state.seats
 
+    finish = state.finish
+    draw_size = len(deck)
+
     def started(seat: int | None) -> Event:
-        hand = [] if seat is None else [card_message(c) for c in sorted(state.hands[seat].cards)]
-        return Event(
-            race_started=Event.RaceStarted(
-                race=race,
-                start_seat=start_seat,
-                finish=state.finish,
-                first_card=card_message(first),
-                hand_sizes=sizes,
-                hand=hand,
-                draw_size=len(deck),
-            )
-        )
+        # field by field, copying shared card messages: quicker than nested constructors
+        event = Event()
+        filled = event.race_started
+        filled.race = race
+        filled.start_seat = start_seat
+        filled.finish = finish
+        filled.first_card.CopyFrom(CARD_MESSAGES[first])
+        filled.hand_sizes.extend(sizes)
+        if seat is not None:
+            filled.hand.extend([CARD_MESSAGES[c] for c in sorted(state.hands[seat].cards)])
+        filled.draw_size = draw_size
+        return event
 
     events.append(Emitted(started(None), {s: started(s) for s in range(state.seats)}))
 
@@ -167,21 +169,26 @@ def place_bet(state: PigMauMauState, seat: int, colour: int, events: Events) -> 
     """PM-5.1/PM-5.2: the new card goes to the first empty slot; an earlier bet of the seat is
     taken back first and the bets below it move up one slot."""
     row = state.bet_row
-    previous = next((i for i, bet in enumerate(row) if bet.seat == seat), None)
+    previous: int | None = None
+    for i, bet in enumerate(row):  # a plain loop: quicker than next() over a generator
+        if bet.seat == seat:
+            previous = i
+            break
     if previous is not None:
         del row[previous]
-    row.append(PigMauMauBet(seat=seat, color=pig_color(colour)))
+    added = row.add()
+    added.seat = seat
+    added.color = pig_color(colour)
     slot = len(row) - 1
 
     def placed(color: PigColor.ValueType) -> Event:
-        return Event(
-            bet_placed=Event.BetPlaced(
-                seat=seat,
-                slot=slot,
-                color=color,
-                changed=previous is not None,
-                previous_slot=previous or 0,
-            )
-        )
+        event = Event()  # field by field: quicker than nested constructors
+        filled = event.bet_placed
+        filled.seat = seat
+        filled.slot = slot
+        filled.color = color
+        filled.changed = previous is not None
+        filled.previous_slot = previous or 0
+        return event
 
     events.append(Emitted(placed(pig_color(NO_COLOUR)), {seat: placed(pig_color(colour))}))

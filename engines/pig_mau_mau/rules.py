@@ -1,11 +1,15 @@
-"""Which moves are legal: one check (`violation`) that `legal_moves` filters candidates with and
-`apply` raises with (STYLE), plus the form check that tells a malformed move apart.
+"""Which moves are legal: one check that `legal_moves` filters candidates with and `apply` raises
+with (STYLE), plus the form check that tells a malformed move apart. `violation` checks one
+move; the phase checks it ends in (`play_violation`, `step_violation`, `bet_violation`) take
+the facts they need (hand, playable cards, pigs, own bet) and the move's fields as plain values,
+so that `legal_moves` reads those facts from the state once for all its candidates.
 
 Messages never name a card, pig or bet the acting seat may not see (C-4): a seat that may not
 act is refused with C-5 before anything else is looked at."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from croupier.v1.pig_mau_mau_pb2 import MauCall, PigColor, PigMauMauMove, PigMauMauState
@@ -17,11 +21,11 @@ from engines.pig_mau_mau.cards import (
     FARMER,
     GREEN,
     KIND,
-    PLUS_TWO,
+    PLAYABLE,
+    PLUS_TWOS,
     TIRED_PIG,
     card_name,
     colour_index,
-    matches,
     pig_color,
 )
 from engines.pig_mau_mau.race import BET, PLAY, STEPS
@@ -33,6 +37,7 @@ _CALLS = frozenset(MauCall.values())
 _NO_CALL = MauCall.MAU_CALL_UNSPECIFIED
 _NO_COLOUR = PigColor.PIG_COLOR_UNSPECIFIED
 _ALL_COLOURS = [pig_color(c) for c in range(COLOURS)]
+_NONE_ONLY = [_NO_COLOUR]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,59 +74,91 @@ _WRONG_PHASE = {
     STEPS: Violation("PM-4.2", "move pigs back one space at a time, or end your steps"),
     BET: Violation("PM-5.1", "place or change a bet, or decline"),
 }
+# The refusals that name nothing, built once.
+_DRAW_REFUSED = Violation(
+    "PM-3.2",
+    "drawing is allowed only when no card can be played, and then it is done for you; Draw takes"
+    " a pending +2 total",
+)
+_BEHIND_START = Violation("PM-4.2", "a pig never moves back behind START")
+_NAME_THE_PIG = Violation("PM-1.2", "a Tired Pig moves the rearmost pig: name it")
+_NOT_LAST = Violation("PM-1.2", "a Tired Pig moves a pig in last place")
+_PIG_NOT_ASKED = Violation("PM-1.2", "only a Tired Pig names a pig to move")
+_NAME_THE_COLOUR = Violation("PM-1.2", "a Farmer names the next colour")
+_COLOUR_NOT_ASKED = Violation("PM-1.2", "only a Farmer names a colour")
+_NO_MAU = Violation("PM-7.1", "calls are made only with the mau option")
+_WRONG_CALL = Violation("PM-7.1", "that call does not fit the cards this play leaves you")
 
 
 def violation(state: PigMauMauState, seat: int, move: Move, kind: str) -> Violation | None:
     """The rule the well-formed `move` (of variant `kind`) breaks now, or None if legal."""
-    if state.phase not in _WRONG_PHASE or seat != state.turn:
+    phase = state.phase
+    if phase not in _WRONG_PHASE or seat != state.turn:
         return Violation("C-5", f"seat {seat} may not act now")
     if kind == "play" or kind == "draw":
-        if state.phase != PLAY:
-            return _WRONG_PHASE[state.phase]
+        if phase != PLAY:
+            return _WRONG_PHASE[phase]
         if kind == "draw":
-            if not state.pending_draw:
-                return Violation(
-                    "PM-3.2",
-                    "drawing is allowed only when no card can be played, and then it is done"
-                    " for you; Draw takes a pending +2 total",
-                )
-            return None
-        return _play_violation(state, seat, move.play)
+            return None if state.pending_draw else _DRAW_REFUSED
+        play = move.play
+        return play_violation(
+            state,
+            state.hands[seat].cards,
+            playable_now(state),
+            play.card,
+            play.pig,
+            play.color,
+            play.call,
+        )
     if kind in ("step_back", "end_steps"):
-        if state.phase != STEPS:
-            return _WRONG_PHASE[state.phase]
-        if kind == "step_back" and state.pigs[colour_index(move.step_back.pig)] == 0:
-            return Violation("PM-4.2", "a pig never moves back behind START")
+        if phase != STEPS:
+            return _WRONG_PHASE[phase]
+        if kind == "step_back":
+            return step_violation(state.pigs, move.step_back.pig)
         return None
-    if state.phase != BET:
-        return _WRONG_PHASE[state.phase]
+    if phase != BET:
+        return _WRONG_PHASE[phase]
     if kind == "place_bet":
-        own = next((bet.color for bet in state.bet_row if bet.seat == seat), None)
-        if own == move.place_bet.color:
-            name = COLOUR_NAMES[colour_index(own)]
-            return Violation("PM-5.2", f"your bet is already on the {name} pig")
+        return bet_violation(own_bet(state, seat), move.place_bet.color)
     return None
 
 
-def card_fits(state: PigMauMauState, card: int) -> bool:
-    """The test behind `card_refused`, without building a message."""
-    if state.pending_draw:
-        return KIND[card] == PLUS_TWO
-    return matches(card, state.discard_pile[-1], int(state.required_color) - 1)
+def own_bet(state: PigMauMauState, seat: int) -> PigColor.ValueType | None:
+    """The colour of `seat`'s bet in the row, None when it has none."""
+    for bet in state.bet_row:
+        if bet.seat == seat:
+            return bet.color
+    return None
 
 
-def card_refused(state: PigMauMauState, card: int) -> Violation | None:
-    """Whether a card may go on the discard pile now: a +2 on a pending +2 (PM-4.1), else a
-    match by colour, number or symbol, or a green card (PM-3.1), the demanded colour after a
-    green card (PM-3.4)."""
+def step_violation(pigs: Sequence[int], pig: PigColor.ValueType) -> Violation | None:
+    """PM-4.2: stepping `pig` back one space."""
+    return _BEHIND_START if pigs[pig - 1] == 0 else None
+
+
+def bet_violation(own: PigColor.ValueType | None, color: PigColor.ValueType) -> Violation | None:
+    """PM-5.2: a bet on `color` by a seat whose bet is `own`."""
+    if own == color:
+        name = COLOUR_NAMES[colour_index(color)]
+        return Violation("PM-5.2", f"your bet is already on the {name} pig")
+    return None
+
+
+def playable_now(state: PigMauMauState) -> frozenset[int]:
+    """The cards that may go on the discard pile now, whoever holds them: a +2 on a pending +2
+    (PM-4.1), else the matches of the top card (PM-3.1, PM-3.4)."""
     if state.pending_draw:
-        if KIND[card] != PLUS_TWO:
-            return Violation("PM-4.1", f"facing +{state.pending_draw}: play a +2 or draw the total")
-        return None
-    top = state.discard_pile[-1]
-    if matches(card, top, colour_index(state.required_color)):
-        return None
-    if GREEN[top] and state.required_color:
+        return PLUS_TWOS
+    return PLAYABLE[state.discard_pile[-1]][state.required_color]
+
+
+def card_refused(state: PigMauMauState, card: int) -> Violation:
+    """Why a card outside `playable_now` may not go on the discard pile: a +2 on a pending +2
+    (PM-4.1), else a match by colour, number or symbol, or a green card (PM-3.1), the demanded
+    colour after a green card (PM-3.4)."""
+    if state.pending_draw:
+        return Violation("PM-4.1", f"facing +{state.pending_draw}: play a +2 or draw the total")
+    if GREEN[state.discard_pile[-1]] and state.required_color:
         name = COLOUR_NAMES[colour_index(state.required_color)]
         return Violation("PM-3.4", f"the next card must be {name} or green")
     return Violation(
@@ -129,92 +166,124 @@ def card_refused(state: PigMauMauState, card: int) -> Violation | None:
     )
 
 
-def _play_violation(
-    state: PigMauMauState, seat: int, play: PigMauMauMove.PlayCard
+def play_violation(
+    state: PigMauMauState,
+    hand: Sequence[int],
+    playable: frozenset[int],
+    card: int,
+    pig: PigColor.ValueType,
+    color: PigColor.ValueType,
+    call: MauCall.ValueType,
 ) -> Violation | None:
-    card = play.card
-    hand = state.hands[seat].cards
+    """The rule a play of `card` (naming `pig`, `color`, `call`) from `hand` breaks, `playable`
+    being `playable_now(state)`."""
     if card not in hand:
         return Violation("PM-3.1", f"{card_name(card)} is not in your hand")
+    if card not in playable:
+        return card_refused(state, card)
     kind = KIND[card]
-    refused = card_refused(state, card)
-    if refused is not None:
-        return refused
     if kind == TIRED_PIG:
-        if not play.pig:
-            return Violation("PM-1.2", "a Tired Pig moves the rearmost pig: name it")
+        if not pig:
+            return _NAME_THE_PIG
         pigs = state.pigs
-        if pigs[colour_index(play.pig)] != min(pigs):
-            return Violation("PM-1.2", "a Tired Pig moves a pig in last place")
-    elif play.pig:
-        return Violation("PM-1.2", "only a Tired Pig names a pig to move")
+        if pigs[pig - 1] != min(pigs):
+            return _NOT_LAST
+    elif pig:
+        return _PIG_NOT_ASKED
     if kind == FARMER:
-        if not play.color:
-            return Violation("PM-1.2", "a Farmer names the next colour")
-    elif play.color:
-        return Violation("PM-1.2", "only a Farmer names a colour")
-    if play.call:
+        if not color:
+            return _NAME_THE_COLOUR
+    elif color:
+        return _COLOUR_NOT_ASKED
+    if call:
         if not state.options.mau:
-            return Violation("PM-7.1", "calls are made only with the mau option")
-        if play.call != required_call(len(hand) - 1):
-            return Violation("PM-7.1", "that call does not fit the cards this play leaves you")
+            return _NO_MAU
+        if call != required_call(len(hand) - 1):
+            return _WRONG_CALL
     return None
 
 
-def candidates(state: PigMauMauState, seat: int) -> list[Move]:
-    """Every move worth checking for `seat`; `legal_moves` keeps those with no violation."""
+def _play_bytes(
+    card: int, pig: PigColor.ValueType, colour: PigColor.ValueType, call: MauCall.ValueType
+) -> bytes:
+    return Move(play=Move.PlayCard(card=card, pig=pig, color=colour, call=call)).SerializeToString()
+
+
+# Listed moves are parsed from bytes serialized here (a fresh message each, and quicker than
+# setting fields): every play that can be legal by (card, pig, colour, call), and the others.
+_PLAY_BYTES = {
+    (card, pig, colour, call): _play_bytes(card, pig, colour, call)
+    for card in range(DECK_SIZE)
+    for pig in (_ALL_COLOURS if KIND[card] == TIRED_PIG else _NONE_ONLY)
+    for colour in (_ALL_COLOURS if KIND[card] == FARMER else _NONE_ONLY)
+    for call in MauCall.values()
+}
+_STEP_BYTES = [Move(step_back=Move.StepBack(pig=pig)).SerializeToString() for pig in _ALL_COLOURS]
+_BET_BYTES = [Move(place_bet=Move.PlaceBet(color=pig)).SerializeToString() for pig in _ALL_COLOURS]
+_DRAW_BYTES = Move(draw=Move.Draw()).SerializeToString()
+_END_STEPS_BYTES = Move(end_steps=Move.EndSteps()).SerializeToString()
+_DECLINE_BYTES = Move(decline_bet=Move.DeclineBet()).SerializeToString()
+_parse = Move.FromString
+
+
+def legal_moves(state: PigMauMauState, seat: int) -> list[Move]:
+    """Every move of `seat` that `violation` accepts, in the order of the candidates: plays by
+    card code, then pig, colour and call, then Draw; steps back by pig, then End steps; bets by
+    colour, then Decline. Each candidate goes through the phase's check, against facts read
+    from the state once."""
     if seat != state.turn:
-        return []
+        return []  # C-5: only the seat whose turn it is may act (none once the game is over)
     phase = state.phase
     if phase == PLAY:
-        return _play_candidates(state, seat)
+        return _legal_plays(state, seat)
     if phase == STEPS:
+        pigs = list(state.pigs)
         moves = [
-            Move(step_back=Move.StepBack(pig=pig_color(c)))
+            _parse(_STEP_BYTES[c])
             for c in range(COLOURS)
-            if state.pigs[c] > 0
+            if step_violation(pigs, _ALL_COLOURS[c]) is None
         ]
-        moves.append(Move(end_steps=Move.EndSteps()))
+        moves.append(_parse(_END_STEPS_BYTES))
         return moves
     if phase == BET:
-        moves = [Move(place_bet=Move.PlaceBet(color=pig_color(c))) for c in range(COLOURS)]
-        moves.append(Move(decline_bet=Move.DeclineBet()))
+        own = own_bet(state, seat)
+        moves = [
+            _parse(_BET_BYTES[c])
+            for c in range(COLOURS)
+            if bet_violation(own, _ALL_COLOURS[c]) is None
+        ]
+        moves.append(_parse(_DECLINE_BYTES))
         return moves
     return []
 
 
-def _play_candidates(state: PigMauMauState, seat: int) -> list[Move]:
-    hand = state.hands[seat].cards
+def _legal_plays(state: PigMauMauState, seat: int) -> list[Move]:
+    hand = state.hands[seat].cards[:]  # a plain list: quicker to search than the repeated field
     calls: list[MauCall.ValueType] = [_NO_CALL]
     if state.options.mau:
         needed = required_call(len(hand) - 1)
         if needed:
             calls.append(needed)
-    pigs = state.pigs
-    rear = min(pigs)
-    rearmost = [_ALL_COLOURS[c] for c in range(COLOURS) if pigs[c] == rear]
-    none = _NO_COLOUR
+    playable = playable_now(state)
+    rearmost: list[PigColor.ValueType] | None = None  # found at the first Tired Pig, if any
     moves: list[Move] = []
     for card in sorted(hand):
-        if not card_fits(state, card):
+        if card not in playable:
             continue  # no variant of this card can be legal; spare building them
         kind = KIND[card]
-        pig_choices = rearmost if kind == TIRED_PIG else [none]
-        colour_choices = _ALL_COLOURS if kind == FARMER else [none]
+        pig_choices = _NONE_ONLY
+        if kind == TIRED_PIG:
+            if rearmost is None:
+                pigs = state.pigs[:]
+                rear = min(pigs)
+                rearmost = [_ALL_COLOURS[c] for c in range(COLOURS) if pigs[c] == rear]
+            pig_choices = rearmost
+        colour_choices = _ALL_COLOURS if kind == FARMER else _NONE_ONLY
         for pig in pig_choices:
             for colour in colour_choices:
                 for call in calls:
-                    # field by field: several times faster than nested constructors
-                    move = Move()
-                    chosen = move.play
-                    chosen.card = card
-                    if pig:
-                        chosen.pig = pig
-                    if colour:
-                        chosen.color = colour
-                    if call:
-                        chosen.call = call
-                    moves.append(move)
+                    if play_violation(state, hand, playable, card, pig, colour, call) is None:
+                        moves.append(_parse(_PLAY_BYTES[card, pig, colour, call]))
     if state.pending_draw:
-        moves.append(Move(draw=Move.Draw()))
+        moves.append(_parse(_DRAW_BYTES))  # the draw rule: Draw only takes a pending +2 total
     return moves
