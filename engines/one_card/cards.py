@@ -70,10 +70,6 @@ def is_wild(code: int) -> bool:
     return code >= RAINBOW_CODE
 
 
-def is_attack(code: int) -> bool:
-    return TYPE[code] in ATTACK_VALUE
-
-
 # ---------------------------------------------------------------- the deck (OC-1)
 
 DEFAULT_DECK = {

@@ -27,10 +27,6 @@ def rank_of(card: int) -> int:
     return card % RANKS + 1
 
 
-def colour_of(card: int) -> int:
-    return card // RANKS
-
-
 def colour_set(colour: int) -> list[int]:
     """The 13 cards of one colour set, ranks 1..13 (WN-1.1)."""
     return [colour * RANKS + i for i in range(RANKS)]
