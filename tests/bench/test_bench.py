@@ -101,6 +101,31 @@ def test_service_bench_replays_moves_plays_games_and_measures_the_baseline(
     assert per_move["net_output_bytes_per_move"] > 0
 
 
+def test_latency_mode_calls_with_blocking_stubs_and_meters_the_window(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    main(
+        [
+            *["--game", "trinity", "--concurrency", "1", "--no-redis-count"],
+            *["--duration", "1", "--warmup", "0.2", "--json", str(out)],
+        ]
+    )
+    report: dict[str, Any] = json.loads(out.read_text())
+    assert report["config"]["client"] == "blocking"
+    for entry in (report["baseline"], report["apply_move"], report["game_play"]["apply_move"]):
+        assert entry["errors"] == 0
+        assert entry["calls_per_s"] > 0
+    assert report["errors"] == {}
+    # The meter ran beside the blocking calls: the window's CPU was measured.
+    for phase in ("replay", "baseline"):
+        assert report["cpu"][phase]["server"] > 0, phase
+        assert report["cpu"][phase]["client"][0] > 0, phase
+
+
+def test_blocking_stubs_need_one_call_in_flight_per_process() -> None:
+    with pytest.raises(SystemExit):
+        main(["--client", "blocking", "--concurrency", "4"])
+
+
 def test_engine_bench_runs_playouts_and_sizes_states(tmp_path: Path) -> None:
     out = tmp_path / "engines.json"
     main(

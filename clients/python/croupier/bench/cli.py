@@ -1,7 +1,7 @@
 """`croupier-bench`: how fast a Croupier server referees games, and how fast the engines are.
 
     croupier-bench                                   # start a server, all games, 32 in flight
-    croupier-bench --concurrency 1                   # latency mode
+    croupier-bench --concurrency 1                   # latency mode (blocking client calls)
     croupier-bench --server-cpus 0 --client-cpus 1   # server (and its Redis) and load on own cores
     croupier-bench --target HOST:PORT --server-pid PID --redis-url URL   # a server you started
     croupier-bench --engines                         # the engines alone: no gRPC, no Redis
@@ -93,6 +93,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="deadline of each call")
     parser.add_argument("--seed", type=int, default=1, help="seed of games and bots")
+    parser.add_argument(
+        "--client",
+        choices=("auto", "async", "blocking"),
+        default="auto",
+        help="how the load generator calls: grpc.aio, or blocking stubs (one call in flight per"
+        " process; the calling thread waits on gRPC's completion queue, without the hop to an"
+        " event loop); auto (default): blocking at one call in flight per process, else async",
+    )
     parser.add_argument("--no-uvloop", action="store_true", help="client on the asyncio loop")
     parser.add_argument("--replay-only", action="store_true", help="skip the game-play phase(s)")
     parser.add_argument(
@@ -127,6 +135,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.target and (args.server_cpus or args.redis_cpus):
         parser.error("--server-cpus/--redis-cpus pin a server started here: not with --target")
+    if args.client == "auto":
+        args.client = "blocking" if args.concurrency <= args.client_processes else "async"
+    elif args.client == "blocking" and args.concurrency > args.client_processes:
+        parser.error(
+            "--client blocking keeps one call in flight per process: raise"
+            " --client-processes to --concurrency, or use --client async"
+        )
     if args.profile and py_spy() is None:
         parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
     if args.engines:

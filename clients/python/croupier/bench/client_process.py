@@ -8,7 +8,7 @@ import importlib
 import os
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import grpc
 
@@ -34,12 +34,14 @@ WORKLOADS: dict[str, Callable[[Load], Workload]] = {
 
 async def _run_phases(spec: ClientSpec) -> list[Sample]:
     options = [("grpc.use_local_subchannel_pool", 1)]  # one connection per channel
-    channels = [
-        grpc.aio.insecure_channel(spec.target, options=options) for _ in range(spec.channels)
-    ]
+    connect = grpc.insecure_channel if spec.blocking else grpc.aio.insecure_channel
+    channels: list[Any] = [connect(spec.target, options=options) for _ in range(spec.channels)]
     try:
         for channel in channels:
-            await asyncio.wait_for(channel.channel_ready(), 20)
+            if spec.blocking:
+                await asyncio.to_thread(grpc.channel_ready_future(channel).result, 20)
+            else:
+                await asyncio.wait_for(channel.channel_ready(), 20)
         wall_to_perf = time.perf_counter() - time.time()
         samples: list[Sample] = []
         for phase in spec.phases:
@@ -55,7 +57,9 @@ async def _run_phases(spec: ClientSpec) -> list[Sample]:
         return samples
     finally:
         for channel in channels:
-            await channel.close()
+            closed = channel.close()
+            if not spec.blocking:
+                await closed
 
 
 def run_client(spec: ClientSpec) -> list[Sample]:

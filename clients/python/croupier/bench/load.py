@@ -48,6 +48,7 @@ class Load:
         self.earlier = earlier  # this process's samples of the replay phases before this one
         self.window_start = start + phase.warmup
         self.window_end = self.window_start + phase.duration
+        # Stubs of grpc.aio channels, or of blocking ones with spec.blocking (one call in flight).
         self.games = [GameServiceStub(c) for c in channels]
         self.benchmark = [BenchmarkServiceStub(c) for c in channels]
 
@@ -59,9 +60,16 @@ class Load:
     ) -> Any:
         """The response, or None after recording the error. Latencies and sizes count for
         calls that end within the window."""
+        blocking = self.spec.blocking
+        if blocking:
+            # The call below holds the event loop: let the meter run between calls.
+            await asyncio.sleep(0)
         started = time.perf_counter()
         try:
-            response = await method(request, metadata=metadata, timeout=self.spec.timeout)
+            if blocking:
+                response = method(request, metadata=metadata, timeout=self.spec.timeout)
+            else:
+                response = await method(request, metadata=metadata, timeout=self.spec.timeout)
         except grpc.RpcError as error:
             self.fail(key, game, reason_of(error))
             return None

@@ -31,7 +31,7 @@ def header(
     )
     return (
         f"croupier-bench: server {where}; {args.concurrency} in flight from {processes} client"
-        f" process(es), {args.channels} channel(s) each; {pinning}\n"
+        f" process(es), {args.channels} channel(s) each, {args.client} calls; {pinning}\n"
         f"  games: {', '.join(f'{g} ({seats[g]} seats)' for g in games)};"
         f" phases of {args.warmup:g} s warm-up + {args.duration:g} s measured"
     )

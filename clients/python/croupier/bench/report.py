@@ -97,6 +97,7 @@ def service_report(
         "server_started": server.started,
         "concurrency": args.concurrency,
         "client_processes": args.client_processes,
+        "client": args.client,
         "channels": args.channels,
         "duration_s": args.duration,
         "warmup_s": args.warmup,

@@ -55,6 +55,7 @@ def _spec(args: argparse.Namespace, server: Server, seats: dict[str, int], **kw:
         seed=args.seed,
         timeout=args.timeout,
         uvloop=not args.no_uvloop,
+        blocking=args.client == "blocking",
         cpus=args.client_cpus,
         phases=(),
         **kw,

@@ -55,3 +55,5 @@ class ClientSpec:
     profile_pid: int | None = None
     recorded: dict[str, tuple[Recorded, ...]] = field(default_factory=dict)
     redis_url: str | None = None  # process 0 with --redis-stats: INFO around replay windows
+    # Blocking stubs instead of grpc.aio (one call in flight: the latency mode).
+    blocking: bool = False
