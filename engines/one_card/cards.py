@@ -13,7 +13,8 @@ from typing import Any
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
-from croupier.v1.one_card_pb2 import OneCardCard, OneCardDeck
+from croupier.v1.one_card_pb2 import OneCardCard, OneCardDeck, OneCardView
+from engines.core.cards import field_encodings
 from engines.core.errors import MalformedMove
 
 RED, YELLOW, GREEN, BLUE = 1, 2, 3, 4
@@ -140,6 +141,18 @@ def add_messages(field: RepeatedCompositeFieldContainer[OneCardCard], codes: Ite
         card.type = TYPE[code]  # type: ignore[assignment]
         card.color = COLOR[code]  # type: ignore[assignment]
         card.number = NUM[code]
+
+
+# By card code, the encoding of a view's card fields: a view merges its cards in one parse
+# (engines.core.cards.field_encodings).
+_MESSAGES = [to_message(code) for code in range(CODE_COUNT)]
+_HAND_ENTRY = field_encodings(_MESSAGES, lambda card: OneCardView(hand=[card]))
+_TOP_CARD = field_encodings(_MESSAGES, lambda card: OneCardView(top_card=card))
+
+
+def view_cards(top: int, hand: Iterable[int]) -> bytes:
+    """The encoded `top_card` and `hand` fields of a `OneCardView`, for `MergeFromString`."""
+    return b"".join([_TOP_CARD[top], *[_HAND_ENTRY[code] for code in hand]])
 
 
 def from_message(card: OneCardCard, field: str) -> int:

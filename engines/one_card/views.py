@@ -16,9 +16,12 @@ from engines.one_card.setup import wins_to_match
 
 
 def view(state: OneCardState, seat: int | None) -> OneCardView:
+    # A view is built for every seat after every move: each part of the state is read once
+    # (every access to a sub-message or repeated field makes a new wrapper object).
+    discard_pile = state.discard_pile
+    top = rules.top_card(state)
     out = OneCardView(
-        top_card=c.to_message(rules.top_card(state)),
-        discard_pile_size=len(state.discard_pile),
+        discard_pile_size=len(discard_pile),
         draw_pile_size=len(state.draw_pile),
         hand_sizes=[len(hand.cards) for hand in state.hands],
         active_color=rules.active_color(state),  # type: ignore[arg-type]
@@ -27,13 +30,16 @@ def view(state: OneCardState, seat: int | None) -> OneCardView:
         pending_attack=state.pending_attack,
         dealer=state.dealer,
         game_number=state.game_number,
-        wins=list(state.wins),
+        wins=state.wins,
         wins_to_match=wins_to_match(state.options),
-        history=list(state.history),
+        # Empty until a game of the match ends: an empty repeated field given to the
+        # constructor still costs a copy, None leaves it empty.
+        history=state.history or None,
         over=state.over,
     )
-    if seat is not None:
-        out.hand.extend(c.to_messages(sorted(state.hands[seat].cards)))
+    # Sorted from a slice: slicing copies the container in C, iterating it goes card by card.
+    hand = sorted(state.hands[seat].cards[:]) if seat is not None else ()
+    out.MergeFromString(c.view_cards(top, hand))
     if state.quatran_pending:
         out.quatran_color = state.named_color
     if state.HasField("catchable_seat"):

@@ -3,6 +3,8 @@ own hand and own bet colour."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from croupier.v1.pig_mau_mau_pb2 import (
     PigColor,
     PigMauMauBet,
@@ -10,29 +12,49 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauState,
     PigMauMauView,
 )
-from engines.pig_mau_mau.cards import card_message
+from engines.core.cards import field_encodings
+from engines.pig_mau_mau.cards import CARD_MESSAGES
 from engines.pig_mau_mau.race import RACES, totals
+
+# By card code, the encoding of each card field: a view merges its cards (and bets) in one
+# parse (engines.core.cards.field_encodings).
+_HAND = field_encodings(CARD_MESSAGES, lambda card: PigMauMauView(hand=[card]))
+_TOP_CARD = field_encodings(CARD_MESSAGES, lambda card: PigMauMauView(top_card=card))
+
+
+@cache
+def _bet(seat: int, color: PigColor.ValueType) -> bytes:
+    """The encoding of a view holding just this bet in `bet_row` (merged as the cards are).
+    Cached: there are only seats x colours of them, and none depends on a game."""
+    return PigMauMauView(bet_row=[PigMauMauBet(seat=seat, color=color)]).SerializeToString()
 
 
 def build_view(state: PigMauMauState, seat: int | None) -> PigMauMauView:
+    # Every repeated or message field read from `state` makes a new wrapper object, so each is
+    # read once; scalars go in as constructor keywords (set in C).
     hidden = PigColor.PIG_COLOR_UNSPECIFIED
-    row = [
-        PigMauMauBet(seat=bet.seat, color=bet.color if bet.seat == seat else hidden)
-        for bet in state.bet_row
-    ]
-    my_bet = next((bet.color for bet in state.bet_row if bet.seat == seat), hidden)
+    discard = state.discard_pile
+    merged = [_TOP_CARD[discard[-1]]]
+    my_bet = hidden
+    for bet in state.bet_row:
+        if bet.seat == seat:  # a seat has one bet at most (PM-5.2)
+            my_bet = bet.color
+            merged.append(_bet(seat, my_bet))
+        else:
+            merged.append(_bet(bet.seat, hidden))
+    phase = state.phase
+    hands = state.hands
     view = PigMauMauView(
         race=state.race,
         races=RACES,
         race_start_seat=state.race_start_seat,
-        phase=state.phase,
+        phase=phase,
+        turn=state.turn if phase != PigMauMauPhase.PIG_MAU_MAU_PHASE_OVER else None,
         finish=state.finish,
-        pigs=list(state.pigs),
-        top_card=card_message(state.discard_pile[-1]),
-        discard_size=len(state.discard_pile),
+        pigs=state.pigs,
+        discard_size=len(discard),
         draw_size=len(state.draw_pile),
-        hand_sizes=[len(hand.cards) for hand in state.hands],
-        bet_row=row,
+        hand_sizes=[len(hand.cards) for hand in hands],
         my_bet=my_bet,
         pending_draw=state.pending_draw,
         required_color=state.required_color,
@@ -41,8 +63,7 @@ def build_view(state: PigMauMauState, seat: int | None) -> PigMauMauView:
         totals=totals(state),
         mau=state.options.mau,
     )
-    if state.phase != PigMauMauPhase.PIG_MAU_MAU_PHASE_OVER:
-        view.turn = state.turn
     if seat is not None:
-        view.hand.extend(card_message(c) for c in sorted(state.hands[seat].cards))
+        merged += [_HAND[c] for c in sorted(hands[seat].cards)]
+    view.MergeFromString(b"".join(merged))
     return view

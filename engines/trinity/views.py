@@ -4,40 +4,22 @@ hand: never another seat's unrevealed cards, never the deck's content or order."
 from __future__ import annotations
 
 from croupier.v1.common_pb2 import GameResult
-from croupier.v1.trinity_pb2 import (
-    TrinityBoardRow,
-    TrinityOutcome,
-    TrinitySeatView,
-    TrinityState,
-    TrinityStep,
-    TrinityView,
-)
+from croupier.v1.trinity_pb2 import TrinityOutcome, TrinityState, TrinityStep, TrinityView
 from engines.core.scoring import shared_result
 from engines.trinity.board import ROWS, row_of_board
 from engines.trinity.rules import ONGOING, gift_receiver, row_of_seat, row_value, seat_of_row
 
+# The TrinityRow value of each row index, looked up rather than converted for every row.
+ROW_VALUES = tuple(row_value(row) for row in range(ROWS))
+
 
 def build_view(state: TrinityState, seat: int | None) -> TrinityView:
+    # A view is built for every seat after every move: each part of the state is read once
+    # (every access to a sub-message or repeated field makes a new wrapper object), and the
+    # rows and seats are added with keyword arguments, which are set in C.
     view = TrinityView(
         options=state.options,
-        board=[
-            TrinityBoardRow(
-                row=row_value(row),
-                seat=seat_of_row(state, row),
-                slots=row_of_board(state.board, row),
-            )
-            for row in range(ROWS)
-        ],
-        seats=[
-            TrinitySeatView(
-                seat=other,
-                row=row_value(row_of_seat(state, other)),
-                hand_size=len(state.hands[other].cards),
-                revealed=list(state.hands[other].revealed),
-            )
-            for other in range(state.seats)
-        ],
-        discard_pile=list(state.discard_pile),
+        discard_pile=state.discard_pile,
         deck_size=len(state.deck),
         turn=state.turn,
         step=state.step,
@@ -47,8 +29,22 @@ def build_view(state: TrinityState, seat: int | None) -> TrinityView:
         revealed_now=state.revealed_now,
         outcome=state.outcome,
     )
-    if seat is not None:
-        view.hand.extend(state.hands[seat].cards)
+    board = state.board
+    add_row = view.board.add
+    for row in range(ROWS):
+        add_row(row=ROW_VALUES[row], seat=seat_of_row(state, row), slots=row_of_board(board, row))
+    add_seat = view.seats.add
+    for other, hand in enumerate(state.hands):
+        cards = hand.cards
+        add_seat(
+            seat=other,
+            row=ROW_VALUES[row_of_seat(state, other)],
+            hand_size=len(cards),
+            # Usually none: an empty repeated field given to `add` still costs a copy.
+            revealed=hand.revealed or None,
+        )
+        if other == seat:
+            view.hand.extend(cards)
     if state.step == TrinityStep.TRINITY_STEP_GIFT_DISCARD:
         receiver = gift_receiver(state)
         view.gift_receiver = receiver

@@ -281,10 +281,12 @@ def _end_round(state: VampireQueenState, events: Events) -> None:
 
 
 def hunter_holders(state: VampireQueenState) -> dict[int, int]:
-    """Which seat holds each Hunter that is in a hand (public, VQ-1.3)."""
+    """Which seat holds each Hunter that is in a hand (public, VQ-1.3). Hands are kept
+    ascending and the Hunters are the two highest codes, so only a hand's last two cards can
+    be Hunters (this runs for every view)."""
     holders: dict[int, int] = {}
     for seat, hand in enumerate(state.hands):
-        for card in hand.cards:
+        for card in hand.cards[-2:]:
             if card in HUNTERS:
                 holders[card] = seat
     return holders

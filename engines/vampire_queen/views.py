@@ -13,25 +13,30 @@ from engines.vampire_queen.rules import situation
 
 
 def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:
+    hands = state.hands
+    holders = hunter_holders(state)
+    options = state.options
+    # An empty repeated field given to the constructor still costs a copy; None leaves it
+    # empty. None also leaves a Hunter's holder unset while no hand holds it.
     view = VampireQueenView(
         round=state.round,
-        rounds=rounds_of(state.options),
-        hand_sizes=[len(hand.cards) for hand in state.hands],
-        round_penalties=state.round_penalties,
+        rounds=rounds_of(options),
+        hand=hands[seat].cards if seat is not None and 0 <= seat < len(hands) else None,
+        hand_sizes=[len(hand.cards) for hand in hands],
+        hunter_15_holder=holders.get(HUNTER_15),
+        hunter_20_holder=holders.get(HUNTER_20),
+        round_penalties=state.round_penalties or None,
         totals=totals(state),
-        locks=state.locks,
+        locks=state.locks or None,
         set_aside_count=len(state.set_aside),
         over=state.over,
-        deal_all=state.options.deal_all,
-        history=state.history,
+        deal_all=options.deal_all,
     )
-    if seat is not None:
-        view.hand.extend(state.hands[seat].cards)
-    holders = hunter_holders(state)
-    if HUNTER_15 in holders:
-        view.hunter_15_holder = holders[HUNTER_15]
-    if HUNTER_20 in holders:
-        view.hunter_20_holder = holders[HUNTER_20]
+    # Copying the phases one by one into added entries is quicker than passing the repeated
+    # field to the constructor (or to `extend`).
+    add_phase = view.history.add
+    for record in state.history:
+        add_phase().CopyFrom(record)
     if not state.over:
         view.turn = state.turn
         view.phase.CopyFrom(state.phase)

@@ -15,66 +15,93 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameState,
     WhatsYourNameView,
 )
+from engines.core.cards import field_encodings
 from engines.whats_your_name.cards import (
+    COLOUR_SETS,
     RANKS,
     VIRTUAL,
     has_virtual,
+    rank_of,
     table_size,
     to_card,
-    to_cards,
 )
 from engines.whats_your_name.rounds import game_total, standing_key
 from engines.whats_your_name.setup import games_in
 
 View = WhatsYourNameView
+Player = WhatsYourNameView.Player
+
+
+# By card code, the encoding of each card field: views merge the cards they show in one parse
+# (engines.core.cards.field_encodings).
+_CARDS = [to_card(code) for code in range(COLOUR_SETS * RANKS)]
+_STAGE = field_encodings(_CARDS, lambda card: View(stage=[card]))
+_DISCARDED = field_encodings(_CARDS, lambda card: View(discarded=[card]))
+_HAND = field_encodings(_CARDS, lambda card: View(hand=[card]))
+_HIDDEN_CARD = field_encodings(_CARDS, lambda card: View(hidden_card=card))
+_CHOSEN_CARD = field_encodings(_CARDS, lambda card: View(chosen_card=card))
+_ACQUIRED = field_encodings(_CARDS, lambda card: Player(acquired=[card]))
+_PLAYED = field_encodings(_CARDS, lambda card: Player(played=card))
+_REVEALED_HIDDEN_CARD = field_encodings(_CARDS, lambda card: Player(revealed_hidden_card=card))
+# The rank of every card code: summing looked-up ranks is quicker than computing each.
+_RANK = tuple(rank_of(card) for card in range(COLOUR_SETS * RANKS))
 
 
 def build_view(state: WhatsYourNameState, seat: int | None) -> WhatsYourNameView:
+    # Every repeated or message field read from `state` makes a new wrapper object, so each is
+    # read once; repeated ints that are iterated are sliced into a list first (quicker to
+    # iterate than the container). Scalars go in as constructor keywords (set in C).
     phase = state.phase
+    virtual = has_virtual(state)
     view = View(
         phase=phase,
         game_number=state.game_number,
         games=games_in(state),
         round=state.round,
         priority_seat=state.priority_seat,
-        stage=to_cards(state.stage),
         draft_order=state.draft_order,
-        discarded=to_cards(state.discarded),
-        has_virtual_player=has_virtual(state),
+        has_virtual_player=virtual,
+        mirror_seat=state.mirror_seat if state.HasField("mirror_seat") else None,
     )
-    if state.HasField("mirror_seat"):
-        view.mirror_seat = state.mirror_seat
     over = phase == WHATS_YOUR_NAME_PHASE_OVER
+    add_player = view.players.add
+    positions = state.positions
     for p in range(table_size(state.seats)):
-        pos = state.positions[p]
-        player = view.players.add(
+        pos = positions[p]
+        acquired = pos.acquired[:]
+        hidden = pos.HasField("hidden")
+        played = pos.HasField("played")
+        recorded = pos.totals
+        player = add_player(
             seat=p,
-            virtual=has_virtual(state) and p == VIRTUAL,
+            virtual=virtual and p == VIRTUAL,
             pile_size=len(pos.pile),
             hand_size=len(pos.hand),
-            acquired=to_cards(pos.acquired),
-            has_hidden_card=pos.HasField("hidden"),
-            recorded_totals=pos.totals,
+            has_hidden_card=hidden,
+            # whether this seat has chosen, never what (WN-8)
+            has_chosen=(phase == WHATS_YOUR_NAME_PHASE_PLAY and played)
+            or (phase == WHATS_YOUR_NAME_PHASE_HIDE and hidden),
+            total=game_total(state, p) if over else sum([_RANK[c] for c in acquired]),
+            # None leaves the field empty, and costs less than copying an empty container
+            recorded_totals=recorded if recorded else None,
         )
-        if phase == WHATS_YOUR_NAME_PHASE_PLAY:
-            player.has_chosen = pos.HasField("played")  # never what (WN-8)
-        elif phase == WHATS_YOUR_NAME_PHASE_HIDE:
-            player.has_chosen = pos.HasField("hidden")
-        elif phase == WHATS_YOUR_NAME_PHASE_DRAFT and pos.HasField("played"):
-            player.played.CopyFrom(to_card(pos.played))  # revealed (WN-3.1)
-        if over:
-            if pos.HasField("hidden"):
-                player.revealed_hidden_card.CopyFrom(to_card(pos.hidden))  # WN-7.1
-            player.total = game_total(state, p)
-        else:
-            player.total = sum(card % RANKS + 1 for card in pos.acquired)
+        cards = [_ACQUIRED[c] for c in acquired]
+        if phase == WHATS_YOUR_NAME_PHASE_DRAFT and played:
+            cards.append(_PLAYED[pos.played])  # revealed (WN-3.1)
+        if over and hidden:
+            cards.append(_REVEALED_HIDDEN_CARD[pos.hidden])  # WN-7.1
+        if cards:
+            player.MergeFromString(b"".join(cards))
+    cards = [_STAGE[c] for c in state.stage[:]]
+    cards += [_DISCARDED[c] for c in state.discarded[:]]
     if seat is not None and 0 <= seat < state.seats:
-        own = state.positions[seat]
-        view.hand.extend(to_cards(own.hand))
+        own = positions[seat]
+        cards += [_HAND[c] for c in own.hand[:]]
         if own.HasField("hidden"):
-            view.hidden_card.CopyFrom(to_card(own.hidden))
+            cards.append(_HIDDEN_CARD[own.hidden])
         if phase == WHATS_YOUR_NAME_PHASE_PLAY and own.HasField("played"):
-            view.chosen_card.CopyFrom(to_card(own.played))
+            cards.append(_CHOSEN_CARD[own.played])
+    view.MergeFromString(b"".join(cards))
     return view
 
 
