@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
 from croupier.v1.game_service_pb2 import Event, GameView, Move, WatchGameResponse
-from croupier.v1.storage_pb2 import AudiencedEvent, MoveNotification, PrivateEvent, StoredGame
+from croupier.v1.storage_pb2 import AudiencedEvent, MoveNotification, StoredGame
 from engines.core.engine import Emitted
 from engines.registry import GAMES, AnyEngine
 
@@ -81,29 +83,32 @@ class LoadedGame:
         getattr(wrapped, self.engine.game_id).CopyFrom(move)
         return wrapped
 
-    def wrap_event(self, event: Any) -> Event:
-        wrapped = Event()
-        getattr(wrapped, self.engine.game_id).CopyFrom(event)
-        return wrapped
-
-    def events_for(self, emitted: Sequence[Emitted[Any]], seat: int | None) -> list[Event]:
-        events = []
+    def add_events(
+        self,
+        events: RepeatedCompositeFieldContainer[Event],
+        emitted: Sequence[Emitted[Any]],
+        seat: int | None,
+    ) -> None:
+        """Append the events of a move as `seat` may see them to `events` (a response's own
+        field: each event is copied once, in place)."""
+        game_id = self.engine.game_id
         for item in emitted:
             event = item.for_seat(seat)
             if event is not None:
-                events.append(self.wrap_event(event))
-        return events
+                getattr(events.add(), game_id).CopyFrom(event)
 
-    def audienced(self, emitted: Sequence[Emitted[Any]]) -> list[AudiencedEvent]:
-        out = []
+    def notification(self, emitted: Sequence[Emitted[Any]]) -> MoveNotification:
+        """The notification of the move that emitted `emitted`, without the game (see
+        `notification_head`): every event with its audience."""
+        game_id = self.engine.game_id
+        note = MoveNotification(version=self.version)
         for item in emitted:
-            entry = AudiencedEvent()
+            entry = note.events.add()
             if item.public is not None:
-                entry.public.CopyFrom(self.wrap_event(item.public))
+                getattr(entry.public, game_id).CopyFrom(item.public)
             for seat, event in sorted(item.private.items()):
-                entry.private.append(PrivateEvent(seat=seat, event=self.wrap_event(event)))
-            out.append(entry)
-        return out
+                getattr(entry.private.add(seat=seat).event, game_id).CopyFrom(event)
+        return note
 
 
 def events_from_notification(entries: Sequence[AudiencedEvent], seat: int | None) -> list[Event]:
@@ -162,12 +167,11 @@ class RecentNotifications:
         return found
 
 
-def notification_head(version: int, events: Sequence[AudiencedEvent], game_size: int) -> bytes:
-    """A serialized MoveNotification without its `game`, ending with the header of that field:
-    followed by the serialized StoredGame it is the whole notification (protobuf fields may
-    come in any order)."""
-    head = MoveNotification(version=version, events=events).SerializeToString()
-    return head + _GAME_FIELD_HEADER + _varint(game_size)
+def notification_head(note: MoveNotification, game_size: int) -> bytes:
+    """`note` (a MoveNotification without its `game`) serialized, ending with the header of
+    that field: followed by the serialized StoredGame it is the whole notification (protobuf
+    fields may come in any order)."""
+    return note.SerializeToString() + _GAME_FIELD_HEADER + _varint(game_size)
 
 
 _GAME_FIELD_HEADER = bytes([(MoveNotification.GAME_FIELD_NUMBER << 3) | 2])  # length-delimited

@@ -6,9 +6,10 @@ move-log list, idempotency records and a sharded pub/sub channel, all under the 
 
 A move is written by one Lua script (one round trip) that compares the version and, only if it
 matches, writes the state, appends to the log, keeps the idempotency record, refreshes the
-expiry and publishes the notification. Each write carries a random token: if the client library
-re-sends a script whose first answer was lost (a timeout, a failover), the script recognises
-its own earlier write and reports success instead of a conflict, so no move is applied twice.
+expiry and publishes the notification. Each write carries a unique token (a random per-process
+prefix and a counter): if the client library re-sends a script whose first answer was lost (a
+timeout, a failover), the script recognises its own earlier write and reports success instead
+of a conflict, so no move is applied twice.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
@@ -125,6 +127,10 @@ class RedisStore:
         # Sharded pub/sub needs redis-py (a cluster client serves both).
         self._subscriber: Any = self._redis if self.cluster else _redis_py(url, timeout)
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
+        # Commit tokens: unique per process by a random prefix, per commit by a counter (no
+        # system call for fresh random bytes on every move).
+        self._token_prefix = secrets.token_hex(8)
+        self._token_numbers = itertools.count()
         self._create = self._redis.register_script(CREATE_SCRIPT)
         self._fanout = Fanout()
         self._pubsub: Any = None
@@ -164,7 +170,7 @@ class RedisStore:
             commit.log_entry,
             commit.ttl_seconds,
             commit.notification_head,
-            secrets.token_hex(8),
+            f"{self._token_prefix}{next(self._token_numbers):x}",
         ]
         if commit.request_id is not None and commit.record is not None:
             script_keys.append(keys.request(game_id, commit.request_id))

@@ -267,11 +267,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         expected = game.version
         game.version += 1
         game.stored.move_count += 1
-        response = pb.ApplyMoveResponse(etag=game.etag, events=game.events_for(emitted, seat))
+        response = pb.ApplyMoveResponse(etag=game.etag)
+        game.add_events(response.events, emitted, seat)
         game.fill_view(response.view, seat)
         over = game.engine.result(game.state) is not None
         data = game.stored.SerializeToString()
-        head = notification_head(game.version, game.audienced(emitted), len(data))
+        head = notification_head(game.notification(emitted), len(data))
         record = None
         if request.request_id:
             record = IdempotencyRecord(

@@ -44,13 +44,15 @@ def test_notification_head_and_state_make_a_notification() -> None:
         game = StoredGame(game_type="vampire_queen", display_names=["x" * size])
         events = [AudiencedEvent(public=Event())]
         data = game.SerializeToString()
-        note = MoveNotification.FromString(notification_head(7, events, len(data)) + data)
+        head = notification_head(MoveNotification(version=7, events=events), len(data))
+        note = MoveNotification.FromString(head + data)
         assert note == MoveNotification(version=7, game=game, events=events)
 
 
 def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> None:
     """Every stream of a game gets the same payload: one decode, one update per seat (and one
     for the spectators), each with that audience's view and events (C-4)."""
+    from croupier.v1.game_service_pb2 import ApplyMoveResponse
     from croupier.v1.storage_pb2 import StoredGame
     from engines.registry import GAMES
     from service.games import LoadedGame, RecentNotifications, notification_head
@@ -64,7 +66,7 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
     emitted = engine.apply(game.state, seat, engine.legal_moves(game.state, seat)[0])
     game.version = 2
     data = stored.SerializeToString()
-    payload = notification_head(2, game.audienced(emitted), len(data)) + data
+    payload = notification_head(game.notification(emitted), len(data)) + data
 
     recent = RecentNotifications(size=2)
     published = recent.decode("a" * 24, payload)
@@ -74,7 +76,9 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
         update = published.update_for(viewer)
         assert published.update_for(viewer) is update
         assert update.view == game.view(viewer)
-        assert list(update.events) == game.events_for(emitted, viewer)
+        response = ApplyMoveResponse()
+        game.add_events(response.events, emitted, viewer)
+        assert update.events == response.events
     assert published.update_for(0) != published.update_for(1)  # each sees its own hand
     recent.decode("b" * 24, payload)
     recent.decode("c" * 24, payload)
