@@ -36,6 +36,8 @@ def configure(log_format: str = "json", level: str = "info") -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        # One write per line (message and newline together): worker processes share stderr, and
+        # with unbuffered output (PYTHONUNBUFFERED) two lines written apart could interleave.
+        logger_factory=structlog.WriteLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )

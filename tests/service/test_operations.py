@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 import redis
+import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
@@ -20,7 +23,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from service import keys
+from service import keys, logs
 from service.embedded_redis import EmbeddedRedis, free_port
 from tests.service.helpers import create, game_id
 
@@ -120,14 +123,54 @@ def test_sigterm_reports_not_serving_before_refusing_calls(tmp_path: Path) -> No
         assert server.process.wait(timeout=20) == 0
 
 
+def test_a_log_line_is_written_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker processes share stderr, unbuffered in the image (PYTHONUNBUFFERED=1): a line and
+    its newline written apart could interleave with another process's line."""
+    writes: list[str] = []
+
+    class Recorder(io.StringIO):
+        def write(self, text: str) -> int:
+            writes.append(text)
+            return len(text)
+
+    monkeypatch.setattr(sys, "stderr", Recorder())
+    try:
+        logs.configure("json", "info")
+        structlog.get_logger("test").info("event", key="value")
+    finally:
+        monkeypatch.undo()
+        logs.configure("json", "info")
+    assert len(writes) == 1
+    assert writes[0].endswith("\n") and writes[0].count("\n") == 1
+    assert json.loads(writes[0])["key"] == "value"
+
+
+def _listening_pids(log_path: Path) -> set[int]:
+    """Pids of the processes that logged "listening" (complete lines only: the log may be
+    being written)."""
+    complete = log_path.read_text().rpartition("\n")[0]
+    lines = [line for line in complete.splitlines() if line.startswith("{")]
+    return {e["pid"] for e in map(json.loads, lines) if e.get("event") == "listening"}
+
+
 def test_workers_share_one_port(tmp_path: Path) -> None:
     """--workers 2 runs two processes on one port (SO_REUSEPORT); connections reach both."""
     log_path = tmp_path / "workers.log"
     with EmbeddedRedis() as store, log_path.open("wb") as log:
         server = LocalServer(
-            store.url, extra_args=("--workers", "2"), log_level="info", stderr=log.fileno()
+            store.url,
+            extra_args=("--workers", "2"),
+            log_level="info",
+            env={"PYTHONUNBUFFERED": "1"},  # as the image runs it
+            stderr=log.fileno(),
         ).start()
         try:
+            # Each worker logs "listening" once its port is open; the first one alone already
+            # answers, so wait for both before counting who serves.
+            deadline = time.monotonic() + 30
+            while len(_listening_pids(log_path)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(_listening_pids(log_path)) == 2, "the second worker did not start"
             game = None
             for _ in range(24):
                 with Croupier(server.target) as client:
