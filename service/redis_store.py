@@ -57,6 +57,26 @@ redis.call('SPUBLISH', KEYS[3], ARGV[6] .. ARGV[3])
 return 1
 """
 
+
+def commit_arguments(commit: Commit, token: str) -> tuple[list[str], list[Any]]:
+    """COMMIT_SCRIPT's KEYS and ARGV for `commit`, written with the unique `token`."""
+    game_id = commit.game_id
+    script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
+    args: list[Any] = [
+        commit.expected_version,
+        commit.expected_version + 1,
+        commit.data,
+        commit.log_entry,
+        commit.ttl_seconds,
+        commit.notification_head,
+        token,
+    ]
+    if commit.request_id is not None and commit.record is not None:
+        script_keys.append(keys.request(game_id, commit.request_id))
+        args += [commit.record, commit.record_ttl_seconds]
+    return script_keys, args
+
+
 # KEYS: game hash, log list; ARGV: state, ttl
 CREATE_SCRIPT = """
 redis.call('DEL', KEYS[2])
@@ -161,20 +181,8 @@ class RedisStore:
 
     @_store_errors
     async def commit(self, commit: Commit) -> bool:
-        game_id = commit.game_id
-        script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
-        args: list[Any] = [
-            commit.expected_version,
-            commit.expected_version + 1,
-            commit.data,
-            commit.log_entry,
-            commit.ttl_seconds,
-            commit.notification_head,
-            f"{self._token_prefix}{next(self._token_numbers):x}",
-        ]
-        if commit.request_id is not None and commit.record is not None:
-            script_keys.append(keys.request(game_id, commit.request_id))
-            args += [commit.record, commit.record_ttl_seconds]
+        token = f"{self._token_prefix}{next(self._token_numbers):x}"
+        script_keys, args = commit_arguments(commit, token)
         return bool(await self._commit(keys=script_keys, args=args))
 
     @_store_errors

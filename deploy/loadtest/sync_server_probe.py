@@ -40,7 +40,7 @@ from service import auth, errors, keys, logs
 from service.calls import CallLog, Undecodable, _to_service_error, lenient
 from service.config import Settings
 from service.games import LoadedGame, game_name
-from service.redis_store import COMMIT_SCRIPT, CREATE_SCRIPT
+from service.redis_store import COMMIT_SCRIPT, CREATE_SCRIPT, commit_arguments
 from service.servicer import GameService, _check_request_id, _digest, _game_id
 from service.store import Commit
 
@@ -98,20 +98,7 @@ class ProbeStore:
         self._redis.execute(("EVALSHA", self._create, 2, *game_keys, data, ttl))
 
     def commit(self, commit: Commit) -> bool:
-        game_id = commit.game_id
-        script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
-        args: list[Any] = [
-            commit.expected_version,
-            commit.expected_version + 1,
-            commit.data,
-            commit.log_entry,
-            commit.ttl_seconds,
-            commit.notification_head,
-            secrets.token_hex(8),
-        ]
-        if commit.request_id is not None and commit.record is not None:
-            script_keys.append(keys.request(game_id, commit.request_id))
-            args += [commit.record, commit.record_ttl_seconds]
+        script_keys, args = commit_arguments(commit, secrets.token_hex(8))
         command = ("EVALSHA", self._commit, len(script_keys), *script_keys, *args)
         return bool(self._redis.execute(command)[0])
 
