@@ -16,12 +16,9 @@ from engines.one_card.setup import wins_to_match
 
 
 def view(state: OneCardState, seat: int | None) -> OneCardView:
-    # A view is built for every seat after every move: each part of the state is read once
-    # (every access to a sub-message or repeated field makes a new wrapper object).
-    discard_pile = state.discard_pile
     top = rules.top_card(state)
     out = OneCardView(
-        discard_pile_size=len(discard_pile),
+        discard_pile_size=len(state.discard_pile),
         draw_pile_size=len(state.draw_pile),
         hand_sizes=[len(hand.cards) for hand in state.hands],
         active_color=rules.active_color(state),  # type: ignore[arg-type]

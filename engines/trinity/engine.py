@@ -18,7 +18,7 @@ from engines.core.errors import IllegalMove, InvalidOptions
 from engines.trinity import rules
 from engines.trinity.board import ROWS, SLOTS
 from engines.trinity.cards import ALL_CARDS
-from engines.trinity.play import perform, public
+from engines.trinity.play import perform, public, to_hand
 from engines.trinity.views import build_result, build_view
 
 HAND_SIZE = 6
@@ -67,20 +67,10 @@ class TrinityEngine(Engine[TrinityOptions, TrinityState, TrinityView, TrinityMov
         state.deck.extend(deck)
         state.board.extend([0] * (ROWS * SLOTS))
         events: list[Emitted[TrinityEvent]] = []
-        # Events are filled in field by field (see `play`).
         for seat in range(seats):
             cards = draw(state.deck, HAND_SIZE)
             state.hands.add().cards.extend(cards)
-            shown = TrinityEvent()
-            dealt = shown.dealt
-            dealt.seat = seat
-            dealt.count = len(cards)
-            mine = TrinityEvent()
-            own = mine.dealt
-            own.seat = seat
-            own.count = len(cards)
-            own.cards.extend(cards)
-            events.append(Emitted(shown, {seat: mine}))
+            events.append(to_hand("dealt", seat, cards))
         state.turn = j_seat
         state.step = rules.ACTION
         began = TrinityEvent()

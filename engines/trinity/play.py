@@ -322,13 +322,19 @@ def draw_cards(state: TrinityState, seat: int, count: int) -> Emits:
     if not cards:
         return []
     state.hands[seat].cards.extend(cards)
+    return [to_hand("drew", seat, cards)]
+
+
+def to_hand(kind: str, seat: int, cards: list[int]) -> Emitted[TrinityEvent]:
+    """Cards went into `seat`'s hand (`kind`: "dealt" or "drew", events of the same fields):
+    everyone is told how many, the seat which (C-4)."""
     shown = Event()
-    drew = shown.drew
-    drew.seat = seat
-    drew.count = len(cards)
+    told = getattr(shown, kind)
+    told.seat = seat
+    told.count = len(cards)
     mine = Event()
-    own = mine.drew
+    own = getattr(mine, kind)
     own.seat = seat
     own.count = len(cards)
     own.cards.extend(cards)
-    return [Emitted(shown, {seat: mine})]
+    return Emitted(shown, {seat: mine})
