@@ -48,13 +48,6 @@ class Settings:
     store_timeout_seconds: float = _setting(
         2.0, "CROUPIER_STORE_TIMEOUT", "seconds to wait for the store before UNAVAILABLE"
     )
-    redis_direct_wait_ms: float = _setting(
-        10.0,
-        "CROUPIER_REDIS_DIRECT_WAIT_MS",
-        "for a Redis on this host (a loopback address): milliseconds a move's read or write may"
-        " wait for Redis in the calling thread, quicker than through the event loop; past it the"
-        " command goes through the event loop (0: always)",
-    )
     max_commit_attempts: int = _setting(
         32, None, "re-validations of one move under contention before ABORTED"
     )

@@ -47,11 +47,7 @@ def default_redis_url(settings: config.Settings) -> Iterator[str | None]:
 
 async def _run(settings: config.Settings, redis_url: str | None) -> None:
     store: Store = MeasuredStore(
-        RedisStore(
-            redis_url,
-            timeout=settings.store_timeout_seconds,
-            direct_wait=settings.redis_direct_wait_ms / 1000,
-        )
+        RedisStore(redis_url, timeout=settings.store_timeout_seconds)
         if redis_url
         else MemoryStore()
     )

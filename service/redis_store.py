@@ -10,9 +10,6 @@ expiry and publishes the notification. Each write carries a unique token (a rand
 prefix and a counter): if the client library re-sends a script whose first answer was lost (a
 timeout, a failover), the script recognises its own earlier write and reports success instead
 of a conflict, so no move is applied twice.
-
-For a Redis on this host, a move's read and its write go over a blocking socket of their own
-(service.direct_redis), and again through the event loop when that reply is late.
 """
 
 from __future__ import annotations
@@ -34,7 +31,6 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from service import keys
-from service.direct_redis import DirectClient, is_local
 from service.fanout import Fanout
 from service.resp import RespClient
 from service.store import Commit, Snapshot, StoreUnavailable
@@ -145,16 +141,9 @@ def _store_errors(
 
 
 class RedisStore:
-    """`direct_wait`: for a Redis on this host, a move's read and write are answered in the
-    calling thread, each reply waited for at most this many seconds (service.direct_redis);
-    0: always through the event loop."""
-
-    def __init__(self, url: str, *, timeout: float = 2.0, direct_wait: float = 0.0) -> None:
+    def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         self.cluster = is_cluster_url(url)
         self._redis: Any = connect(url, timeout)
-        self.direct: DirectClient | None = (
-            DirectClient(url, wait=direct_wait) if direct_wait > 0 and is_local(url) else None
-        )
         # Sharded pub/sub needs redis-py (a cluster client serves both).
         self._subscriber: Any = self._redis if self.cluster else _redis_py(url, timeout)
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
@@ -174,23 +163,13 @@ class RedisStore:
 
     @_store_errors
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
-        game_key = keys.game(game_id)
-        record_key = keys.request(game_id, request_id) if request_id else None
-        replies = None
-        if self.direct is not None:
-            commands: list[tuple[Any, ...]] = [("HMGET", game_key, "v", "s")]
-            if record_key is not None:
-                commands.append(("GET", record_key))
-            replies = self.direct.execute_many(commands)
-        if replies is not None:
-            (version, data), record = replies[0], replies[1] if record_key else None
-        elif record_key is not None:
+        if request_id:
             async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.hmget(game_key, "v", "s")
-                pipe.get(record_key)
+                pipe.hmget(keys.game(game_id), "v", "s")
+                pipe.get(keys.request(game_id, request_id))
                 (version, data), record = await pipe.execute()
         else:
-            version, data = await self._redis.hmget(game_key, "v", "s")
+            version, data = await self._redis.hmget(keys.game(game_id), "v", "s")
             record = None
         if version is None or data is None:
             return None
@@ -204,11 +183,6 @@ class RedisStore:
     async def commit(self, commit: Commit) -> bool:
         token = f"{self._token_prefix}{next(self._token_numbers):x}"
         script_keys, args = commit_arguments(commit, token)
-        if self.direct is not None:
-            # Sent again below if the direct path gives up: the token makes that safe.
-            written = self.direct.run_script(COMMIT_SCRIPT, script_keys, args)
-            if written is not None:
-                return bool(written)
         return bool(await self._commit(keys=script_keys, args=args))
 
     @_store_errors
@@ -325,8 +299,6 @@ class RedisStore:
             with contextlib.suppress(RedisError, RuntimeError, OSError):
                 await self._pubsub.aclose()
         await self._redis.aclose()
-        if self.direct is not None:
-            self.direct.close()
         if self._subscriber is not self._redis:
             await self._subscriber.aclose()
 

@@ -33,24 +33,7 @@ from redis.exceptions import NoScriptError, ResponseError
 Arg = bytes | str | int | float
 
 # hiredis's stub types the argument as a one-element tuple; it takes any number.
-pack = cast(Callable[[tuple[Arg, ...]], bytes], hiredis.pack_command)
-
-
-def reply_error(reply: hiredis.ReplyError) -> ResponseError:
-    """The redis-py exception for an error reply (NoScriptError: EVALSHA of an unknown script)."""
-    error = NoScriptError if str(reply).startswith("NOSCRIPT") else ResponseError
-    return error(str(reply))
-
-
-def setup_commands(options: dict[str, Any]) -> list[tuple[Arg, ...]]:
-    """The commands a new connection sends first (AUTH, SELECT), from redis-py's parse_url."""
-    setup: list[tuple[Arg, ...]] = []
-    if options.get("password"):
-        user = options.get("username")
-        setup.append(("AUTH", user, options["password"]) if user else ("AUTH", options["password"]))
-    if options.get("db"):
-        setup.append(("SELECT", int(options["db"])))
-    return setup
+_pack = cast(Callable[[tuple[Arg, ...]], bytes], hiredis.pack_command)
 
 
 class _Protocol(asyncio.Protocol):
@@ -73,7 +56,8 @@ class _Protocol(asyncio.Protocol):
             if future.done():  # its caller gave up waiting
                 continue
             if isinstance(reply, hiredis.ReplyError):
-                future.set_exception(reply_error(reply))
+                error = NoScriptError if str(reply).startswith("NOSCRIPT") else ResponseError
+                future.set_exception(error(str(reply)))
             else:
                 future.set_result(reply)
 
@@ -129,7 +113,14 @@ class RespClient:
         options: dict[str, Any] = parse_url(url)  # type: ignore[no-untyped-call]
         self._host = options.get("host", "127.0.0.1")
         self._port = int(options.get("port", 6379))
-        self._setup = setup_commands(options)
+        self._setup: list[tuple[Arg, ...]] = []
+        if options.get("password"):
+            user = options.get("username")
+            self._setup.append(
+                ("AUTH", user, options["password"]) if user else ("AUTH", options["password"])
+            )
+        if options.get("db"):
+            self._setup.append(("SELECT", int(options["db"])))
         self._connect_timeout = connect_timeout
         self._timeout = timeout
         self._protocol: _Protocol | None = None
@@ -154,19 +145,19 @@ class RespClient:
                     lambda: _Protocol(self._timeout), self._host, self._port
                 )
                 for command in self._setup:
-                    await protocol.send(pack(command), 1)[0]
+                    await protocol.send(_pack(command), 1)[0]
         except (OSError, TimeoutError) as exc:
             raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
         return protocol
 
     async def execute(self, *args: Arg) -> Any:
         protocol = await self._connection()
-        return await protocol.send(pack(args), 1)[0]
+        return await protocol.send(_pack(args), 1)[0]
 
     async def execute_many(self, commands: Sequence[tuple[Arg, ...]]) -> list[Any]:
         """Several commands in one write; their replies in order (errors raised)."""
         protocol = await self._connection()
-        payload = b"".join(pack(command) for command in commands)
+        payload = b"".join(_pack(command) for command in commands)
         futures = protocol.send(payload, len(commands))
         return [await future for future in futures]
 
