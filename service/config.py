@@ -48,6 +48,12 @@ class Settings:
     store_timeout_seconds: float = _setting(
         2.0, "CROUPIER_STORE_TIMEOUT", "seconds to wait for the store before UNAVAILABLE"
     )
+    state_cache_size: int = _setting(
+        10_000,
+        "CROUPIER_STATE_CACHE",
+        "games whose last state each process remembers, so that their next move skips its read"
+        " (a stale one costs a retry, never a wrong move; 0: always read)",
+    )
     max_commit_attempts: int = _setting(
         32, None, "re-validations of one move under contention before ABORTED"
     )

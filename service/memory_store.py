@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from service import keys
 from service.fanout import Fanout
-from service.store import Commit, Snapshot
+from service.store import WRITTEN, Commit, CommitResult, Snapshot
 
 
 @dataclass
@@ -54,18 +54,23 @@ class MemoryStore:
     async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
         self._games[game_id] = _Game(1, data, time.monotonic() + ttl_seconds)
 
-    async def commit(self, commit: Commit) -> bool:
+    async def commit(self, commit: Commit) -> CommitResult:
         game = self._game(commit.game_id)
-        if game is None or game.version != commit.expected_version:
-            return False
+        if game is None:
+            return CommitResult(False)
+        if commit.deadline_ms and time.time() * 1000 > commit.deadline_ms:
+            return CommitResult(False, too_late=True)
+        key = keys.request(commit.game_id, commit.request_id) if commit.request_id else None
+        kept = self._record(key) if key is not None else None
+        if kept is not None or game.version != commit.expected_version:
+            return CommitResult(False, Snapshot(game.version, game.data, kept))
         game.version += 1
         game.data = commit.data
         game.expires_at = time.monotonic() + commit.ttl_seconds
-        if commit.request_id is not None and commit.record is not None:
-            key = keys.request(commit.game_id, commit.request_id)
+        if key is not None and commit.record is not None:
             self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
         self._fanout.publish(keys.channel(commit.game_id), commit.notification_head + commit.data)
-        return True
+        return WRITTEN
 
     async def get_create_record(self, request_id: str) -> bytes | None:
         return self._record(keys.create_request(request_id))

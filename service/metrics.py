@@ -13,7 +13,7 @@ from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
-from service.store import Commit, Snapshot, Store, StoreUnavailable
+from service.store import Commit, CommitResult, Snapshot, Store, StoreUnavailable
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
@@ -94,9 +94,9 @@ class MeasuredStore:
     async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
         await self._timed("create", self._store.create(game_id, data, ttl_seconds))
 
-    async def commit(self, commit: Commit) -> bool:
-        written: bool = await self._timed("commit", self._store.commit(commit))
-        return written
+    async def commit(self, commit: Commit) -> CommitResult:
+        result: CommitResult = await self._timed("commit", self._store.commit(commit))
+        return result
 
     async def get_create_record(self, request_id: str) -> bytes | None:
         record: bytes | None = await self._timed(

@@ -5,11 +5,12 @@ move-log list, idempotency records and a sharded pub/sub channel, all under the 
 (service.keys), so in a cluster they live in one slot and one script can touch them all.
 
 A move is written by one Lua script (one round trip) that compares the version and, only if it
-matches, writes the state, appends to the log, keeps the idempotency record, refreshes the
-expiry and publishes the notification. Each write carries a unique token (a random per-process
-prefix and a counter): if the client library re-sends a script whose first answer was lost (a
-timeout, a failover), the script recognises its own earlier write and reports success instead
-of a conflict, so no move is applied twice.
+matches and the move's request id has no record yet, writes the state, appends to the log,
+keeps the idempotency record, refreshes the expiry and publishes the notification; otherwise it
+answers with the game as it is now, so the caller can decide again without another read. Each
+write carries a unique token (a random per-process prefix and a counter): if the client library
+re-sends a script whose first answer was lost (a timeout, a failover), the script recognises its
+own earlier write and reports success instead of a conflict, so no move is applied twice.
 """
 
 from __future__ import annotations
@@ -33,29 +34,55 @@ from redis.retry import Retry
 from service import keys
 from service.fanout import Fanout
 from service.resp import RespClient
-from service.store import Commit, Snapshot, StoreUnavailable
+from service.store import WRITTEN, Commit, CommitResult, Snapshot, StoreUnavailable
 
 log = structlog.get_logger(__name__)
 
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 
 # KEYS: game hash, log list, channel[, request record]
-# ARGV: expected version, new version, state, log entry, ttl, notification head, token
-#       [, record, record ttl]
+# ARGV: expected version, new version, state, log entry, ttl, notification head, token,
+#       deadline (Unix ms, 0: none)[, record, record ttl]
+# Returns 1 when the move is written (or was, by this same commit sent before); 0 when the
+# deadline has passed (by Redis's clock); otherwise {state, version, record} of the game as it
+# is now (false when absent): a request already applied is never applied again, and a caller
+# whose version was stale decides again from it.
 COMMIT_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'v', 't')
-if current[1] ~= ARGV[1] then
-  if current[1] == ARGV[2] and current[2] == ARGV[7] then return 1 end
-  return 0
+if current[1] == ARGV[2] and current[2] == ARGV[7] then return 1 end
+if ARGV[8] ~= '0' then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[8]) then
+    return 0
+  end
+end
+local kept = false
+if #KEYS == 4 then kept = redis.call('GET', KEYS[4]) end
+if kept or current[1] ~= ARGV[1] then
+  return {redis.call('HGET', KEYS[1], 's'), current[1], kept}
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 't', ARGV[7])
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-if #KEYS == 4 then redis.call('SET', KEYS[4], ARGV[8], 'EX', ARGV[9]) end
+if #KEYS == 4 then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
 redis.call('SPUBLISH', KEYS[3], ARGV[6] .. ARGV[3])
 return 1
 """
+
+TOO_LATE = CommitResult(False, too_late=True)
+
+
+def commit_result(reply: Any) -> CommitResult:
+    """What COMMIT_SCRIPT's reply says."""
+    if reply == 1:
+        return WRITTEN
+    if reply == 0:
+        return TOO_LATE
+    data, version, record = reply
+    if data is None or version is None:
+        return CommitResult(False)
+    return CommitResult(False, Snapshot(int(version), data, record))
 
 
 def commit_arguments(commit: Commit, token: str) -> tuple[list[str], list[Any]]:
@@ -70,6 +97,7 @@ def commit_arguments(commit: Commit, token: str) -> tuple[list[str], list[Any]]:
         commit.ttl_seconds,
         commit.notification_head,
         token,
+        commit.deadline_ms,
     ]
     if commit.request_id is not None and commit.record is not None:
         script_keys.append(keys.request(game_id, commit.request_id))
@@ -180,10 +208,10 @@ class RedisStore:
         await self._create(keys=[keys.game(game_id), keys.log(game_id)], args=[data, ttl_seconds])
 
     @_store_errors
-    async def commit(self, commit: Commit) -> bool:
+    async def commit(self, commit: Commit) -> CommitResult:
         token = f"{self._token_prefix}{next(self._token_numbers):x}"
         script_keys, args = commit_arguments(commit, token)
-        return bool(await self._commit(keys=script_keys, args=args))
+        return commit_result(await self._commit(keys=script_keys, args=args))
 
     @_store_errors
     async def get_create_record(self, request_id: str) -> bytes | None:

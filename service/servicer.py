@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 import re
 import secrets
+import time
 from collections.abc import AsyncIterator
 
 import grpc
@@ -20,9 +21,16 @@ from engines.registry import GAMES
 from service import auth, errors
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
-from service.games import LoadedGame, RecentNotifications, game_name, notification_head
+from service.games import (
+    LoadedGame,
+    RecentNotifications,
+    etag_of,
+    game_name,
+    notification_head,
+)
 from service.limits import RateLimiter, WatcherCount
-from service.store import Commit, Store
+from service.recent_states import RecentStates
+from service.store import Commit, Snapshot, Store
 
 _ID = re.compile(r"^[0-9a-f]{24}$")
 MAX_REQUEST_ID = 128
@@ -47,6 +55,12 @@ def _check_request_id(request_id: str) -> None:
         )
 
 
+def _deadline_ms(context: grpc.aio.ServicerContext) -> int:
+    """The caller's deadline in Unix milliseconds (0: none)."""
+    remaining = context.time_remaining()
+    return 0 if remaining is None else int((time.time() + remaining) * 1000)
+
+
 def _digest(*parts: bytes) -> bytes:
     h = hashlib.sha256()
     for part in parts:
@@ -64,6 +78,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
         self._watchers = WatcherCount(settings.max_watchers_per_game)
         self._notifications = RecentNotifications()
+        self._states = RecentStates(settings.state_cache_size)
 
     def admit(self, call: CallLog) -> None:
         """Refuse a call over its credential's rate (RESOURCE_EXHAUSTED with RetryInfo)."""
@@ -78,15 +93,23 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 retry_after=wait,
             )
 
-    async def _load(
-        self, game_id: str, call: CallLog, request_id: str | None = None
-    ) -> tuple[LoadedGame, bytes | None]:
+    async def _read(self, game_id: str, request_id: str | None = None) -> Snapshot:
+        """The game (and the record of `request_id`) from the store."""
         snapshot = await self._store.load(game_id, request_id)
         if snapshot is None:
+            self._states.forget(game_id)
             raise errors.game_not_found(game_name(game_id))
+        self._states.put(game_id, snapshot.version, snapshot.data)
+        return snapshot
+
+    @staticmethod
+    def _decode(game_id: str, snapshot: Snapshot, call: CallLog) -> LoadedGame:
         game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
         call.game_type = game.engine.game_id
-        return game, snapshot.record
+        return game
+
+    async def _load(self, game_id: str, call: CallLog) -> LoadedGame:
+        return self._decode(game_id, await self._read(game_id), call)
 
     @staticmethod
     def _seat(game: LoadedGame, call: CallLog, *, required: bool) -> int | None:
@@ -154,9 +177,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         getattr(stored, game_type).CopyFrom(state)
         game_id = secrets.token_hex(12)
         call.game = game_id
-        await self._store.create(
-            game_id, stored.SerializeToString(), self._settings.game_ttl_seconds
-        )
+        data = stored.SerializeToString()
+        await self._store.create(game_id, data, self._settings.game_ttl_seconds)
+        self._states.put(game_id, 1, data)
         game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
         response = pb.CreateGameResponse(
             name=game_name(game_id),
@@ -188,7 +211,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> pb.GetGameResponse:
         call.game = game_id = _game_id(request.name)
-        game, _ = await self._load(game_id, call)
+        game = await self._load(game_id, call)
         seat = self._seat(game, call, required=False)
         response = pb.GetGameResponse()
         game.fill_view(response.view, seat)
@@ -199,7 +222,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.ListLegalMovesRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> pb.ListLegalMovesResponse:
         call.game = game_id = _game_id(request.name)
-        game, _ = await self._load(game_id, call)
+        game = await self._load(game_id, call)
         seat = self._seat(game, call, required=True)
         assert seat is not None
         moves = game.engine.legal_moves(game.state, seat)
@@ -214,30 +237,66 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = game_id = _game_id(request.name)
         _check_request_id(request.request_id)
         request_id = request.request_id or None
+        deadline_ms = _deadline_ms(context)
+        # The game as this process last saw it goes straight to the write, which the store
+        # makes only if it is still current; a refusal is always confirmed by a read.
+        snapshot = self._states.get(game_id)
+        confirmed = snapshot is None
+        if snapshot is None:
+            snapshot = await self._read(game_id, request_id)
         for _ in range(self._settings.max_commit_attempts):
-            game, kept = await self._load(game_id, call, request_id)
-            seat = self._seat(game, call, required=True)
-            assert seat is not None
-            digest = _digest(
-                seat.to_bytes(2, "big"), request.move.SerializeToString(deterministic=True)
-            )
-            if kept is not None:
-                record = IdempotencyRecord.FromString(kept)
-                if record.request_digest != digest:
-                    raise errors.request_id_reused()
-                return pb.ApplyMoveResponse.FromString(record.response)
-            if request.etag and request.etag != game.etag:
-                raise errors.etag_mismatch(game.etag)
-            response, commit = self._play(game, seat, request, digest, call)
-            remaining = context.time_remaining()
-            if remaining is not None and remaining <= 0:
-                raise errors.deadline_exceeded()
-            if await self._store.commit(commit):
+            try:
+                response, commit = self._decide(game_id, snapshot, request, deadline_ms, call)
+            except errors.ServiceError:
+                if confirmed:
+                    raise
+                snapshot, confirmed = await self._read(game_id, request_id), True
+                continue
+            if commit is None:
                 return response
-            if request.etag:
-                raise errors.etag_mismatch("")
-            # Another move landed first: validate this one again against the new state.
+            if deadline_ms and time.time() * 1000 >= deadline_ms:
+                raise errors.deadline_exceeded()
+            result = await self._store.commit(commit)
+            if result.written:
+                self._states.put(game_id, commit.expected_version + 1, commit.data)
+                return response
+            if result.too_late:
+                raise errors.deadline_exceeded()
+            current = result.current
+            if current is None:
+                self._states.forget(game_id)
+                raise errors.game_not_found(game_name(game_id))
+            self._states.put(game_id, current.version, current.data)
+            if request.etag and current.record is None:
+                raise errors.etag_mismatch(etag_of(current.version))
+            # Another move landed first, or this request was applied before: decide again.
+            snapshot, confirmed = current, True
         raise errors.contention()
+
+    def _decide(
+        self,
+        game_id: str,
+        snapshot: Snapshot,
+        request: pb.ApplyMoveRequest,
+        deadline_ms: int,
+        call: CallLog,
+    ) -> tuple[pb.ApplyMoveResponse, Commit | None]:
+        """The response to the move on `snapshot`, and the write that records it (None: the
+        request was applied before and its response is the one recorded then)."""
+        game = self._decode(game_id, snapshot, call)
+        seat = self._seat(game, call, required=True)
+        assert seat is not None
+        digest = _digest(
+            seat.to_bytes(2, "big"), request.move.SerializeToString(deterministic=True)
+        )
+        if snapshot.record is not None:
+            record = IdempotencyRecord.FromString(snapshot.record)
+            if record.request_digest != digest:
+                raise errors.request_id_reused()
+            return pb.ApplyMoveResponse.FromString(record.response), None
+        if request.etag and request.etag != game.etag:
+            raise errors.etag_mismatch(game.etag)
+        return self._play(game, seat, request, digest, deadline_ms, call)
 
     def _play(
         self,
@@ -245,6 +304,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         seat: int,
         request: pb.ApplyMoveRequest,
         digest: bytes,
+        deadline_ms: int,
         call: CallLog,
     ) -> tuple[pb.ApplyMoveResponse, Commit]:
         """Apply the move to the loaded game; the response and the write that records it."""
@@ -290,6 +350,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             request_id=request.request_id or None,
             record=record,
             record_ttl_seconds=self._settings.request_ttl_seconds,
+            deadline_ms=deadline_ms,
         )
         return response, commit
 
@@ -314,7 +375,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, game_id: str, context: grpc.aio.ServicerContext, call: CallLog
     ) -> AsyncIterator[pb.WatchGameResponse]:
         async with self._store.watch(game_id) as notifications:
-            game, _ = await self._load(game_id, call)
+            game = await self._load(game_id, call)
             seat = self._seat(game, call, required=False)
             yield pb.WatchGameResponse(view=game.view(seat))
             engine = game.engine
@@ -325,7 +386,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     )
                 except TimeoutError:
                     # A notification can be lost (a failover, a full queue): read the game.
-                    fresh, _ = await self._load(game_id, call)
+                    fresh = await self._load(game_id, call)
                     if fresh.version > game.version:
                         game = fresh
                         yield pb.WatchGameResponse(view=game.view(seat))

@@ -42,6 +42,24 @@ class Commit:
     request_id: str | None = None
     record: bytes | None = None  # a serialized IdempotencyRecord
     record_ttl_seconds: int = 0
+    # The caller's deadline, in Unix milliseconds (0: none): a write that reaches the store
+    # later is not made, so DEADLINE_EXCEEDED from the store means that nothing was applied.
+    deadline_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """What a commit did. When the move was not written, `current` is the game as the store
+    holds it now (None: there is no such game), with the record kept under the commit's request
+    id when that request was applied before: the caller decides again from it without another
+    read."""
+
+    written: bool
+    current: Snapshot | None = None
+    too_late: bool = False  # not written: it reached the store after the commit's deadline
+
+
+WRITTEN = CommitResult(True)
 
 
 class Store(Protocol):
@@ -51,8 +69,9 @@ class Store(Protocol):
     async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
         """Store a new game at version 1."""
 
-    async def commit(self, commit: Commit) -> bool:
-        """Write the move if the game is still at `expected_version`; False if it is not."""
+    async def commit(self, commit: Commit) -> CommitResult:
+        """Write the move if the game is still at `expected_version`, the commit's request id
+        has no record yet and its deadline has not passed, in one round trip."""
 
     async def get_create_record(self, request_id: str) -> bytes | None:
         """The record kept for a CreateGame request id."""

@@ -40,7 +40,7 @@ from service import auth, errors, keys, logs
 from service.calls import CallLog, Undecodable, _to_service_error, lenient
 from service.config import Settings
 from service.games import LoadedGame, game_name
-from service.redis_store import COMMIT_SCRIPT, CREATE_SCRIPT, commit_arguments
+from service.redis_store import COMMIT_SCRIPT, CREATE_SCRIPT, commit_arguments, commit_result
 from service.servicer import GameService, _check_request_id, _digest, _game_id
 from service.store import Commit
 
@@ -100,7 +100,7 @@ class ProbeStore:
     def commit(self, commit: Commit) -> bool:
         script_keys, args = commit_arguments(commit, secrets.token_hex(8))
         command = ("EVALSHA", self._commit, len(script_keys), *script_keys, *args)
-        return bool(self._redis.execute(command)[0])
+        return commit_result(self._redis.execute(command)[0]).written
 
 
 Handler = Callable[[Any, Any, grpc.ServicerContext, CallLog], Any]
@@ -186,7 +186,7 @@ class SyncProbe:
                 if record.request_digest != digest:
                     raise errors.request_id_reused()
                 return pb.ApplyMoveResponse.FromString(record.response)
-            response, commit = self.games._play(game, seat, request, digest, call)
+            response, commit = self.games._play(game, seat, request, digest, 0, call)
             if self.store.commit(commit):
                 return response
         raise errors.contention()

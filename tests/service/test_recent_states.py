@@ -1,0 +1,247 @@
+"""A move decided on the state its process remembers: one round trip when that state is
+current, and never a wrong answer when another process has moved the game since.
+
+Two real server processes share one real Redis; round trips are Redis's own count of read
+events around each call (the INFO calls and the servers' health-check PINGs left out)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import pytest
+import redis
+
+from croupier.client import Croupier
+from croupier.errors import CroupierError
+from croupier.local import LocalServer
+from croupier.v1 import game_service_pb2 as pb
+from service import keys
+from service.embedded_redis import EmbeddedRedis
+from service.recent_states import RecentStates
+from tests.service.helpers import assert_replays, create, game_id
+
+
+@dataclass
+class Replicas:
+    redis: redis.Redis
+    a: Croupier
+    b: Croupier
+    uncached: Croupier  # a process started with --state-cache-size 0
+
+
+@pytest.fixture(scope="module")
+def replicas() -> Iterator[Replicas]:
+    with (
+        EmbeddedRedis() as store,
+        LocalServer(store.url) as server_a,
+        LocalServer(store.url) as server_b,
+        LocalServer(store.url, extra_args=("--state-cache-size", "0")) as server_c,
+        Croupier(server_a.target) as a,
+        Croupier(server_b.target) as b,
+        Croupier(server_c.target) as uncached,
+    ):
+        for process in (a, b, uncached):
+            # A process's first write also loads the commit script into Redis.
+            warm_up = create(process, "vampire_queen", 3, seed=30)
+            credential, moves = turn(process, warm_up, warm_up.view)
+            process.apply(warm_up.name, credential, moves[0])
+        client = redis.Redis.from_url(store.url)
+        yield Replicas(client, a, b, uncached)
+        client.close()
+
+
+def counted(r: redis.Redis, call: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:
+    """What `call(*args, **kwargs)` returned (or the CroupierError it raised) and the Redis round
+    trips it made."""
+    before: dict[str, Any] = r.info("commandstats", "stats")
+    try:
+        result = call(*args, **kwargs)
+    except CroupierError as error:
+        result = error
+    after: dict[str, Any] = r.info("commandstats", "stats")
+
+    def calls(info: dict[str, Any], command: str) -> int:
+        return int(info.get(f"cmdstat_{command}", {}).get("calls", 0))
+
+    reads = after["total_reads_processed"] - before["total_reads_processed"]
+    # The later INFO is a read event of its own (the earlier one is counted in its calls).
+    overhead = sum(calls(after, c) - calls(before, c) for c in ("info", "ping"))
+    return result, reads - overhead
+
+
+def turn(
+    via: Croupier, game: pb.CreateGameResponse, view: pb.GameView
+) -> tuple[str, list[pb.Move]]:
+    """The credential of the seat to move in `view`, and its legal moves (listed through
+    `via`, which reads the game: use a process whose remembered state may change)."""
+    credential = game.seat_credentials[view.active_seats[0]]
+    return credential, via.legal_moves(game.name, credential)
+
+
+def test_a_move_after_the_last_move_of_its_process_is_one_round_trip(
+    replicas: Replicas,
+) -> None:
+    a = replicas.a
+    game = create(a, "vampire_queen", 3, seed=31)
+    view = game.view
+    for _ in range(5):
+        credential, moves = turn(a, game, view)
+        applied, trips = counted(replicas.redis, a.apply, game.name, credential, moves[0])
+        assert isinstance(applied, pb.ApplyMoveResponse), applied
+        assert trips == 1
+        view = applied.view
+    assert assert_replays(replicas.redis, game.name) == 5
+
+
+def test_a_move_refused_on_a_stale_state_is_read_again_and_applied(
+    replicas: Replicas,
+) -> None:
+    """Process A remembers the game before B's move: on that state it is not the next seat's
+    turn, but A reads the game before refusing, and the move is applied."""
+    a, b = replicas.a, replicas.b
+    game = create(a, "vampire_queen", 3, seed=32)
+    credential, moves = turn(b, game, game.view)
+    after_b = b.apply(game.name, credential, moves[0]).view
+    credential, moves = turn(b, game, after_b)
+    applied, trips = counted(replicas.redis, a.apply, game.name, credential, moves[0])
+    assert isinstance(applied, pb.ApplyMoveResponse), applied
+    assert applied.view.move_count == 2
+    assert trips == 2  # the write skipped on the stale state, the read, the write
+    assert assert_replays(replicas.redis, game.name) == 2
+
+
+def test_a_move_legal_only_on_a_stale_state_is_refused_and_changes_nothing(
+    replicas: Replicas,
+) -> None:
+    """A remembers the game before B applied seat 0's move; seat 0 sends the same move to A.
+    It is legal on A's state, so A writes; the store refuses (the game has moved on) and
+    answers with the current state, on which the move is illegal."""
+    a, b = replicas.a, replicas.b
+    game = create(a, "vampire_queen", 3, seed=33)
+    credential, moves = turn(b, game, game.view)
+    b.apply(game.name, credential, moves[0])
+    stored_before = replicas.redis.hgetall(keys.game(game_id(game.name)))
+    refused, trips = counted(replicas.redis, a.apply, game.name, credential, moves[0])
+    assert isinstance(refused, CroupierError), refused
+    assert refused.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert trips == 1  # the write, answered with the current state
+    assert replicas.redis.hgetall(keys.game(game_id(game.name))) == stored_before
+    assert assert_replays(replicas.redis, game.name) == 1
+
+
+def test_a_move_legal_on_both_states_is_decided_again_on_the_current_one(
+    replicas: Replicas,
+) -> None:
+    """What's Your Name? seats choose their cards at the same time: seat 1's choice through A
+    is legal on A's stale state and on the current one (after seat 0's through B)."""
+    a, b = replicas.a, replicas.b
+    game = create(a, "whats_your_name", 3, seed=34)
+    first, second = game.seat_credentials[0], game.seat_credentials[1]
+    b.apply(game.name, first, b.legal_moves(game.name, first)[0])
+    move = b.legal_moves(game.name, second)[0]
+    applied, trips = counted(replicas.redis, a.apply, game.name, second, move)
+    assert isinstance(applied, pb.ApplyMoveResponse), applied
+    assert applied.view.move_count == 2
+    assert trips == 2  # the write refused as stale with the current state, the write
+    assert assert_replays(replicas.redis, game.name) == 2
+
+
+def test_a_retry_through_a_process_with_a_stale_state_returns_the_first_response(
+    replicas: Replicas,
+) -> None:
+    """The request id's record is checked by the write itself: a retry decided on a state
+    from before the first attempt is never applied again."""
+    a, b = replicas.a, replicas.b
+    game = create(a, "whats_your_name", 3, seed=35)
+    credential = game.seat_credentials[0]
+    move = b.legal_moves(game.name, credential)[0]
+    first = b.apply(game.name, credential, move, request_id="choose-1")
+    again, trips = counted(
+        replicas.redis, a.apply, game.name, credential, move, request_id="choose-1"
+    )
+    assert again == first
+    assert trips == 1  # the write, answered with the record
+    assert b.get(game.name).move_count == 1
+    assert assert_replays(replicas.redis, game.name) == 1
+
+
+def test_a_retry_through_the_same_process_returns_the_first_response(
+    replicas: Replicas,
+) -> None:
+    a = replicas.a
+    game = create(a, "vampire_queen", 3, seed=36)
+    credential, moves = turn(a, game, game.view)
+    first = a.apply(game.name, credential, moves[0], request_id="play-1")
+    # On the remembered state the seat's turn has passed: the refusal is read again, with the
+    # record, which gives the first response.
+    again = a.apply(game.name, credential, moves[0], request_id="play-1")
+    assert again == first
+    with pytest.raises(CroupierError) as caught:
+        a.apply(game.name, credential, moves[-1], request_id="play-1")
+    if len(moves) > 1:
+        assert caught.value.reason == "REQUEST_ID_REUSED"
+    assert a.get(game.name).move_count == 1
+
+
+def test_etags_against_a_stale_state(replicas: Replicas) -> None:
+    a, b = replicas.a, replicas.b
+    game = create(a, "vampire_queen", 3, seed=37)
+    credential, moves = turn(b, game, game.view)
+    after_b = b.apply(game.name, credential, moves[0]).view
+    credential, moves = turn(b, game, after_b)
+    # The caller's etag is older than the game: ABORTED, with the game's current etag.
+    with pytest.raises(CroupierError) as caught:
+        a.apply(game.name, credential, moves[0], etag=game.etag)
+    assert caught.value.reason == "ETAG_MISMATCH"
+    assert caught.value.metadata["current_etag"] == after_b.etag
+    # The caller's etag is newer than A's state: A reads the game, and the move applies.
+    applied = a.apply(game.name, credential, moves[0], etag=after_b.etag)
+    assert applied.view.move_count == 2
+
+
+def test_a_game_gone_from_the_store_is_not_found_though_remembered(
+    replicas: Replicas,
+) -> None:
+    a = replicas.a
+    game = create(a, "vampire_queen", 3, seed=38)
+    credential, moves = turn(a, game, game.view)
+    replicas.redis.delete(keys.game(game_id(game.name)), keys.log(game_id(game.name)))
+    with pytest.raises(CroupierError) as caught:
+        a.apply(game.name, credential, moves[0])
+    assert caught.value.code == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_process_that_remembers_no_state_reads_before_every_move(replicas: Replicas) -> None:
+    c = replicas.uncached
+    game = create(c, "vampire_queen", 3, seed=39)
+    view = game.view
+    for _ in range(3):
+        credential, moves = turn(c, game, view)
+        applied, trips = counted(replicas.redis, c.apply, game.name, credential, moves[0])
+        assert isinstance(applied, pb.ApplyMoveResponse), applied
+        assert trips == 2
+        view = applied.view
+
+
+def test_recent_states_keep_the_latest_version_and_forget_the_oldest_games() -> None:
+    states = RecentStates(size=2)
+
+    def version(game: str) -> int | None:
+        snapshot = states.get(game)
+        return None if snapshot is None else snapshot.version
+
+    states.put("g1", 3, b"three")
+    states.put("g1", 2, b"two")  # a slower call's older read
+    assert version("g1") == 3
+    states.put("g2", 1, b"x")
+    states.put("g1", 4, b"four")  # written again: now the most recent
+    states.put("g3", 1, b"y")
+    assert (version("g1"), version("g2"), version("g3")) == (4, None, 1)
+    states.forget("g1")
+    assert version("g1") is None and len(states) == 1
+    nothing = RecentStates(size=0)
+    nothing.put("g1", 1, b"x")
+    assert nothing.get("g1") is None

@@ -1,0 +1,117 @@
+"""What a commit answers, the same from both stores: written; refused as stale with the game as
+it is now; refused with the record of a request applied before; refused past its deadline; and
+nothing changed by any refusal. The Redis store runs against a real redis-server."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import replace
+
+import pytest
+import redis
+
+from service.embedded_redis import EmbeddedRedis
+from service.memory_store import MemoryStore
+from service.redis_store import RedisStore
+from service.store import Commit, Snapshot, Store
+
+GAME = "0123456789abcdef01234567"
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with EmbeddedRedis() as server:
+        yield server.url
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store_factory(request: pytest.FixtureRequest, redis_url: str) -> Callable[[], Store]:
+    if request.param == "memory":
+        return MemoryStore
+    with redis.Redis.from_url(redis_url) as client:
+        client.flushdb()  # each test starts from an empty store
+    return lambda: RedisStore(redis_url)
+
+
+def run(store_factory: Callable[[], Store], scenario: Callable[[Store], Awaitable[None]]) -> None:
+    async def main() -> None:
+        store = store_factory()
+        try:
+            await store.create(GAME, b"state 1", ttl_seconds=60)
+            await scenario(store)
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+
+
+def move(expected: int, data: bytes, request_id: str | None = None) -> Commit:
+    return Commit(
+        game_id=GAME,
+        expected_version=expected,
+        data=data,
+        log_entry=b"entry",
+        notification_head=b"",
+        ttl_seconds=60,
+        request_id=request_id,
+        record=None if request_id is None else b"record of " + data,
+        record_ttl_seconds=60,
+    )
+
+
+def test_a_current_commit_is_written(store_factory: Callable[[], Store]) -> None:
+    async def scenario(store: Store) -> None:
+        assert (await store.commit(move(1, b"state 2"))).written
+        assert await store.load(GAME) == Snapshot(2, b"state 2", None)
+
+    run(store_factory, scenario)
+
+
+def test_a_stale_commit_is_answered_with_the_game_as_it_is(
+    store_factory: Callable[[], Store],
+) -> None:
+    async def scenario(store: Store) -> None:
+        await store.commit(move(1, b"state 2"))
+        result = await store.commit(move(1, b"other state 2"))
+        assert not result.written and not result.too_late
+        assert result.current == Snapshot(2, b"state 2", None)
+        assert await store.load(GAME) == Snapshot(2, b"state 2", None)
+
+    run(store_factory, scenario)
+
+
+def test_a_commit_of_a_request_applied_before_is_answered_with_its_record(
+    store_factory: Callable[[], Store],
+) -> None:
+    async def scenario(store: Store) -> None:
+        await store.commit(move(1, b"state 2", request_id="r1"))
+        await store.commit(move(2, b"state 3"))
+        # Decided again on the current version: still refused, because of the record.
+        result = await store.commit(move(3, b"state 4", request_id="r1"))
+        assert not result.written
+        assert result.current == Snapshot(3, b"state 3", b"record of state 2")
+        assert await store.load(GAME) == Snapshot(3, b"state 3", None)
+
+    run(store_factory, scenario)
+
+
+def test_a_commit_past_its_deadline_is_not_written(store_factory: Callable[[], Store]) -> None:
+    async def scenario(store: Store) -> None:
+        late = replace(move(1, b"state 2", "r1"), deadline_ms=int(time.time() * 1000) - 1)
+        result = await store.commit(late)
+        assert (result.written, result.too_late, result.current) == (False, True, None)
+        assert await store.load(GAME, "r1") == Snapshot(1, b"state 1", None)
+        in_time = replace(late, deadline_ms=int(time.time() * 1000) + 5000)
+        assert (await store.commit(in_time)).written
+
+    run(store_factory, scenario)
+
+
+def test_a_commit_to_a_game_that_is_gone_says_so(store_factory: Callable[[], Store]) -> None:
+    async def scenario(store: Store) -> None:
+        result = await store.commit(replace(move(1, b"state 2"), game_id="f" * 24))
+        assert (result.written, result.too_late, result.current) == (False, False, None)
+
+    run(store_factory, scenario)
