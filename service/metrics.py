@@ -1,5 +1,6 @@
 """Prometheus metrics, served on --metrics-port: calls by RPC, game type and status code,
-latency histograms, illegal-move rule ids, store errors and latency, open watch streams."""
+latency histograms, illegal-move rule ids, store errors and latency, open watch streams, and
+what moves found of their game's remembered state."""
 
 from __future__ import annotations
 
@@ -38,6 +39,13 @@ STORE_ERRORS = Counter(
     ["operation"],
 )  # fmt: skip
 WATCH_STREAMS = Gauge("croupier_watch_streams", "WatchGame streams open on this process.")
+REMEMBERED_STATES = Counter(
+    "croupier_remembered_states",
+    "ApplyMove calls by the state the process remembered of the game: current (the move's read"
+    " skipped), stale (its write refused: the game had moved on), rechecked (a refusal checked"
+    " by a read) or none (read first).",
+    ["state"],
+)  # fmt: skip
 
 
 @functools.cache
@@ -64,6 +72,12 @@ def record_call(
         _latency(rpc).observe(seconds)
     if rule_id is not None:
         ILLEGAL_MOVES.labels(game_type or "", rule_id).inc()
+
+
+@functools.cache
+def remembered_state(state: str) -> Any:
+    """The counter of ApplyMove calls that found the game's remembered state `state`."""
+    return REMEMBERED_STATES.labels(state)
 
 
 def serve(port: int, host: str = "0.0.0.0") -> None:

@@ -18,7 +18,7 @@ from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredGame
 from engines.core import rng
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
-from service import auth, errors
+from service import auth, errors, metrics
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.games import (
@@ -243,6 +243,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         snapshot = self._states.get(game_id)
         confirmed = snapshot is None
         if snapshot is None:
+            metrics.remembered_state("none").inc()
             snapshot = await self._read(game_id, request_id)
         for _ in range(self._settings.max_commit_attempts):
             try:
@@ -250,6 +251,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             except errors.ServiceError:
                 if confirmed:
                     raise
+                metrics.remembered_state("rechecked").inc()
                 snapshot, confirmed = await self._read(game_id, request_id), True
                 continue
             if commit is None:
@@ -257,6 +259,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if deadline_ms and time.time() * 1000 >= deadline_ms:
                 raise errors.deadline_exceeded()
             result = await self._store.commit(commit)
+            if not confirmed:
+                moved_on = not result.written and not result.too_late
+                if moved_on and result.current is not None:
+                    moved_on = result.current.version != snapshot.version
+                metrics.remembered_state("stale" if moved_on else "current").inc()
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
                 return response

@@ -228,6 +228,10 @@ def test_prometheus_metrics_are_served(tmp_path: Path) -> None:
     assert 'croupier_store_latency_seconds_count{operation="commit"} 1.0' in text
     assert "croupier_store_errors_total" in text
     assert "croupier_watch_streams 1.0" in text
+    # The server remembered the game it created: the refusal was checked by a read, the move
+    # then went straight to its write.
+    assert 'croupier_remembered_states_total{state="rechecked"} 1.0' in text
+    assert 'croupier_remembered_states_total{state="current"} 1.0' in text
 
 
 def test_benchmark_echo_runs_through_the_same_call_handling(

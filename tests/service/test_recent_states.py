@@ -6,6 +6,8 @@ events around each call (the INFO calls and the servers' health-check PINGs left
 
 from __future__ import annotations
 
+import re
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +21,7 @@ from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.v1 import game_service_pb2 as pb
 from service import keys
-from service.embedded_redis import EmbeddedRedis
+from service.embedded_redis import EmbeddedRedis, free_port
 from service.recent_states import RecentStates
 from tests.service.helpers import assert_replays, create, game_id
 
@@ -30,13 +32,15 @@ class Replicas:
     a: Croupier
     b: Croupier
     uncached: Croupier  # a process started with --state-cache-size 0
+    a_metrics: str  # the /metrics address of process A
 
 
 @pytest.fixture(scope="module")
 def replicas() -> Iterator[Replicas]:
+    metrics_port = free_port()
     with (
         EmbeddedRedis() as store,
-        LocalServer(store.url) as server_a,
+        LocalServer(store.url, extra_args=("--metrics-port", str(metrics_port))) as server_a,
         LocalServer(store.url) as server_b,
         LocalServer(store.url, extra_args=("--state-cache-size", "0")) as server_c,
         Croupier(server_a.target) as a,
@@ -49,7 +53,7 @@ def replicas() -> Iterator[Replicas]:
             credential, moves = turn(process, warm_up, warm_up.view)
             process.apply(warm_up.name, credential, moves[0])
         client = redis.Redis.from_url(store.url)
-        yield Replicas(client, a, b, uncached)
+        yield Replicas(client, a, b, uncached, f"http://127.0.0.1:{metrics_port}/metrics")
         client.close()
 
 
@@ -224,6 +228,39 @@ def test_a_process_that_remembers_no_state_reads_before_every_move(replicas: Rep
         assert isinstance(applied, pb.ApplyMoveResponse), applied
         assert trips == 2
         view = applied.view
+
+
+def remembered(replicas: Replicas) -> dict[str, float]:
+    """Process A's counts of what ApplyMove found of the remembered state, by state."""
+    text = urllib.request.urlopen(replicas.a_metrics, timeout=5).read().decode()
+    found = re.findall(r'^croupier_remembered_states_total\{state="(\w+)"\} (\S+)$', text, re.M)
+    return {state: float(count) for state, count in found}
+
+
+def test_the_metrics_count_what_each_move_found(replicas: Replicas) -> None:
+    a, b = replicas.a, replicas.b
+    before = remembered(replicas)
+    game = create(a, "vampire_queen", 3, seed=40)
+    credential, moves = turn(a, game, game.view)
+    view = a.apply(game.name, credential, moves[0]).view  # current
+    credential, moves = turn(b, game, view)
+    view = b.apply(game.name, credential, moves[0]).view
+    with pytest.raises(CroupierError):
+        a.apply(game.name, credential, moves[0])  # stale: the write refused, then refused
+    credential, moves = turn(b, game, view)
+    b.apply(game.name, credential, moves[0])
+    credential, moves = turn(b, game, b.get(game.name))
+    a.apply(game.name, credential, moves[0])  # rechecked: not this seat's turn on A's state
+    elsewhere = create(b, "vampire_queen", 3, seed=41)
+    credential, moves = turn(b, elsewhere, elsewhere.view)
+    a.apply(elsewhere.name, credential, moves[0])  # none: A never saw that game
+    after = remembered(replicas)
+    assert {k: after.get(k, 0) - before.get(k, 0) for k in after} == {
+        "current": 1,
+        "stale": 1,
+        "rechecked": 1,
+        "none": 1,
+    }
 
 
 def test_recent_states_keep_the_latest_version_and_forget_the_oldest_games() -> None:
