@@ -85,18 +85,25 @@ def turn(
     return credential, via.legal_moves(game.name, credential)
 
 
+def round_trips_of_moves(
+    replicas: Replicas, via: Croupier, game: pb.CreateGameResponse, moves: int
+) -> list[int]:
+    """Play `moves` moves of `game` through `via` alone; the Redis round trips of each."""
+    view, trips = game.view, []
+    for _ in range(moves):
+        credential, legal = turn(via, game, view)
+        applied, made = counted(replicas.redis, via.apply, game.name, credential, legal[0])
+        assert isinstance(applied, pb.ApplyMoveResponse), applied
+        trips.append(made)
+        view = applied.view
+    return trips
+
+
 def test_a_move_after_the_last_move_of_its_process_is_one_round_trip(
     replicas: Replicas,
 ) -> None:
-    a = replicas.a
-    game = create(a, "vampire_queen", 3, seed=31)
-    view = game.view
-    for _ in range(5):
-        credential, moves = turn(a, game, view)
-        applied, trips = counted(replicas.redis, a.apply, game.name, credential, moves[0])
-        assert isinstance(applied, pb.ApplyMoveResponse), applied
-        assert trips == 1
-        view = applied.view
+    game = create(replicas.a, "vampire_queen", 3, seed=31)
+    assert round_trips_of_moves(replicas, replicas.a, game, 5) == [1] * 5
     assert assert_replays(replicas.redis, game.name) == 5
 
 
@@ -219,15 +226,8 @@ def test_a_game_gone_from_the_store_is_not_found_though_remembered(
 
 
 def test_a_process_that_remembers_no_state_reads_before_every_move(replicas: Replicas) -> None:
-    c = replicas.uncached
-    game = create(c, "vampire_queen", 3, seed=39)
-    view = game.view
-    for _ in range(3):
-        credential, moves = turn(c, game, view)
-        applied, trips = counted(replicas.redis, c.apply, game.name, credential, moves[0])
-        assert isinstance(applied, pb.ApplyMoveResponse), applied
-        assert trips == 2
-        view = applied.view
+    game = create(replicas.uncached, "vampire_queen", 3, seed=39)
+    assert round_trips_of_moves(replicas, replicas.uncached, game, 3) == [2] * 3
 
 
 def remembered(replicas: Replicas) -> dict[str, float]:
