@@ -44,7 +44,9 @@ class CallLog:
         self.rule_id = error.metadata.get("rule_id")
 
     def emit(self, latency: float) -> None:
-        metrics.record_call(self.rpc, self.game_type, self.outcome, latency, self.rule_id)
+        metrics.record_call(
+            self.rpc, self.game_type, self.outcome, latency, self.rule_id, self.reason
+        )
         fields = {
             k: v
             for k, v in {

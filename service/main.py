@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
                 raise SystemExit("--workers needs Redis: give --redis-url or install redis-server")
             raise SystemExit(run_workers(settings, redis_url))
         if settings.metrics_port:
-            metrics.serve(settings.metrics_port)
+            metrics.serve(settings.metrics_port, settings.host)
         _event_loop_policy()
         asyncio.run(_run(settings, redis_url))
 
