@@ -131,7 +131,12 @@ async def start(settings: Settings, store: Store) -> Running:
     running._monitor = asyncio.create_task(_monitor_store(health, store))
     log.info(
         "listening",
+        host=settings.host,
         port=port,
+        # Every port this process answers on (null: off). The metrics are served by
+        # service/main.py before the event loop starts, so they are up by now.
+        web_port=running.web.port if running.web is not None else None,
+        metrics_port=settings.metrics_port or None,
         tls=bool(settings.tls_cert),
         operator_key=bool(settings.operator_key),
         protobuf=api_implementation.Type(),
