@@ -69,9 +69,11 @@ class CallLog:
 
 @dataclass(frozen=True, slots=True)
 class Undecodable:
-    """A request whose bytes are not a valid message of its type."""
+    """A request whose bytes are not a valid message of its type: `problem` says how, for the
+    MALFORMED_REQUEST message (the web gateway's JSON and framing have their own)."""
 
     type_name: str
+    problem: str = errors.BAD_PROTOBUF
 
 
 def lenient(message_type: type[Message]) -> Callable[[bytes], Message | Undecodable]:
@@ -92,7 +94,12 @@ def _to_service_error(exc: Exception) -> errors.ServiceError:
         return exc
     if isinstance(exc, StoreUnavailable):
         return errors.store_unavailable(str(exc))
-    log.exception("unexpected_error", error=type(exc).__name__)
+    return unexpected_error(exc)
+
+
+def unexpected_error(exc: Exception) -> errors.ServiceError:
+    """INTERNAL for an exception nothing expected; its text and traceback go to the log only."""
+    log.error("unexpected_error", error=type(exc).__name__, exc_info=exc)
     return errors.internal()
 
 
@@ -109,7 +116,7 @@ def unary(
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call)
             if isinstance(request, Undecodable):
-                raise errors.malformed_request(request.type_name)
+                raise errors.malformed_request(request.type_name, request.problem)
             response = await handler(self, request, context, call)
             call.outcome = "OK"
             return response
@@ -141,7 +148,7 @@ def streaming(
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call)
             if isinstance(request, Undecodable):
-                raise errors.malformed_request(request.type_name)
+                raise errors.malformed_request(request.type_name, request.problem)
             async for item in handler(self, request, context, call):
                 yield item
             call.outcome = "OK"

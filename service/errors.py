@@ -88,12 +88,22 @@ def invalid_argument(reason: Reason, field_name: str, message: str) -> ServiceEr
     )
 
 
-def malformed_request(type_name: str) -> ServiceError:
+# How a request can fail to be a message, as MALFORMED_REQUEST says it (never a parser's own
+# text: that names Python internals, and varies with the protobuf version).
+BAD_PROTOBUF = "bad protobuf encoding, or invalid UTF-8 in a string field"
+NOT_JSON = "the body is not JSON"
+BAD_JSON = (
+    "the JSON does not follow the message's protobuf JSON mapping: a field of the wrong type,"
+    " an unknown enum value or a repeated key"
+)
+BAD_FRAMING = "the body is not one message as the protocol frames it, or its compression is bad"
+
+
+def malformed_request(type_name: str, problem: str = BAD_PROTOBUF) -> ServiceError:
     return invalid_argument(
         Reason.MALFORMED_REQUEST,
         "request",
-        f"the request is not a valid {type_name} message (bad protobuf encoding, or invalid"
-        " UTF-8 in a string field)",
+        f"the request is not a valid {type_name} message ({problem})",
     )
 
 
