@@ -318,12 +318,15 @@ def test_unknown_json_fields_are_ignored_as_unknown_protobuf_fields_are(gateway:
     """A JSON field the message does not have is skipped, as the binary encoding skips an
     unknown field number (a newer client's field does not break an older server): the call
     is served, here refused for its empty name."""
+    before = len(_calls(gateway))
     answer = connect_unary(
         gateway.web_url, "GetGame", "application/json", b'{"fieldOfTomorrow": 1}'
     )
     assert answer.code == "INVALID_ARGUMENT"
     assert isinstance(answer.details[0], error_details_pb2.ErrorInfo)
     assert answer.details[0].reason == "INVALID_NAME"
+    (line,) = _new_calls(gateway, before)  # (and the next test does not see it as its own)
+    assert (line["rpc"], line["reason"]) == ("GetGame", "INVALID_NAME")
 
 
 def test_an_unknown_path_is_logged_and_counted(gateway: Gateway) -> None:
@@ -386,9 +389,12 @@ def test_an_oversize_request_is_refused_logged_and_counted(gateway: Gateway, pro
 def test_gzip_requests_are_still_served(gateway: Gateway) -> None:
     """The lenient codecs change nothing for a valid request, compressed or not."""
     body = gzip.compress(b'{"name": "games/000000000000000000000000"}')
+    before = len(_calls(gateway))
     status, answer, _ = _post(
         f"{gateway.web_url}{SERVICE}/GetGame", "application/json", body,
         **{"Content-Encoding": "gzip", "Connect-Protocol-Version": "1"},
     )  # fmt: skip
     assert status == 404
     assert json.loads(answer)["code"] == "not_found"
+    (line,) = _new_calls(gateway, before)
+    assert (line["rpc"], line["reason"]) == ("GetGame", "GAME_NOT_FOUND")
