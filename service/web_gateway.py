@@ -388,6 +388,9 @@ class GameServiceWebApp(ConnectASGIApplication[GameService]):
         response = _Response(send)
         token = _REQUEST.set(request)
         try:
+            if _grpc_without_trailers(scope):
+                await _answer(response, 505, b"gRPC needs HTTP/2 trailers: call the gRPC port")
+                return
             await super().__call__(scope, receive, response)
         finally:
             _REQUEST.reset(token)
@@ -395,6 +398,28 @@ class GameServiceWebApp(ConnectASGIApplication[GameService]):
                 if not request.decided:
                     request.call.outcome = response.outcome()
                 request.call.emit(time.perf_counter() - request.started)
+
+
+def _grpc_without_trailers(scope: Any) -> bool:
+    """A gRPC (not gRPC-Web) call over a connection without trailers (HTTP/1.1): connectrpc
+    would raise, answering grpc-status UNKNOWN with its exception's text."""
+    if "http.response.trailers" in scope.get("extensions", {}):
+        return False
+    for key, value in scope["headers"]:
+        if key.lower() == b"content-type":
+            return value.startswith(b"application/grpc") and not value.startswith(
+                b"application/grpc-web"
+            )
+    return False
+
+
+async def _answer(send: Send, status: int, text: bytes) -> None:
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", b"%d" % len(text)),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": text})
 
 
 class Cors:

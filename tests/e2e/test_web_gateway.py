@@ -398,3 +398,16 @@ def test_gzip_requests_are_still_served(gateway: Gateway) -> None:
     assert json.loads(answer)["code"] == "not_found"
     (line,) = _new_calls(gateway, before)
     assert (line["rpc"], line["reason"]) == ("GetGame", "GAME_NOT_FOUND")
+
+
+def test_grpc_over_http1_is_refused_without_python_text(gateway: Gateway) -> None:
+    """gRPC needs trailers, which HTTP/1.1 has not: a plain refusal, logged, where connectrpc
+    answered grpc-status UNKNOWN with its exception's text (and a traceback in the log)."""
+    before = len(_calls(gateway))
+    status, body, _ = _post(
+        f"{gateway.web_url}{SERVICE}/GetGame", "application/grpc", _frame(GARBAGE)
+    )
+    assert (status, body) == (505, b"gRPC needs HTTP/2 trailers: call the gRPC port")
+    (line,) = _new_calls(gateway, before)
+    assert (line["rpc"], line["outcome"]) == ("GetGame", "UNKNOWN")
+    assert "Traceback" not in gateway.log.read_text()
