@@ -103,7 +103,14 @@ def serve(port: int, host: str = "[::]") -> None:
     """Serve /metrics on host:port (the server's --host: the metrics are no more reachable
     than the gRPC port) from a background thread. `host` is written as for gRPC: "[::]" (every
     address, IPv4 included) or "127.0.0.1"; the HTTP server takes the bare address."""
-    start_http_server(port, addr=host.strip("[]"))
+    address = host.strip("[]")
+    try:
+        start_http_server(port, addr=address)
+    except OSError:
+        if address != "::":
+            raise
+        # A host without IPv6: every IPv4 address, as gRPC does with "[::]" there.
+        start_http_server(port, addr="0.0.0.0")
 
 
 class MeasuredStore:
