@@ -26,16 +26,23 @@ MAX_TOKEN = 256
 
 
 def bearer(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
-    """The token of `authorization: Bearer <token>`, None when there is no such header."""
-    for key, value in metadata or ():
-        if key == "authorization":
-            text = value.decode(errors="replace") if isinstance(value, bytes) else value
-            scheme, _, token = text.partition(" ")
-            token = token.strip()
-            if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
-                raise errors.credential_malformed()
-            return token
-    return None
+    """The token of `authorization: Bearer <token>`, None when there is no such header.
+
+    Two `authorization` headers are refused rather than one of them picked: a proxy that adds
+    its own header, or a client that sends a seat credential and an operator key, would
+    otherwise have the call run as whichever came first."""
+    found = [value for key, value in metadata or () if key == "authorization"]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise errors.credential_malformed("send one 'authorization' header, not several")
+    value = found[0]
+    text = value.decode(errors="replace") if isinstance(value, bytes) else value
+    scheme, _, token = text.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
+        raise errors.credential_malformed()
+    return token
 
 
 def seat_of(credential: str, hashes: Sequence[bytes]) -> int:
