@@ -68,3 +68,14 @@ def check_operator(token: str | None, key_hashes: Sequence[bytes]) -> None:
     digest = credential_hash(token)
     if not any([hmac.compare_digest(digest, key) for key in key_hashes]):  # noqa: C419 (all compared)
         raise errors.operator_key_rejected()
+
+
+def scoped_request_id(token: str | None, request_id: str) -> str:
+    """The store's name for a request id: the id under a short one-way name of the credential
+    that sent it ("anon" without one), so that a request id is only ever answered to the caller
+    that used it first: a seat's for ApplyMove (each credential is one seat's), an operator
+    key's for CreateGame. The hash is of its own (a prefix, not the stored credential hash)."""
+    if token is None:
+        return f"anon:{request_id}"
+    scope = hashlib.sha256(b"croupier request scope\0" + token.encode()).hexdigest()[:16]
+    return f"{scope}:{request_id}"

@@ -24,7 +24,6 @@ from croupier.local import LocalServer
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import IdempotencyRecord
 from engines.registry import GAMES
-from service import keys
 from service.embedded_redis import EmbeddedRedis
 from tests.reliability.support import (
     GAME_TYPES,
@@ -32,11 +31,11 @@ from tests.reliability.support import (
     LossyProxy,
     assert_replays,
     expected_view,
-    game_id,
     logged_moves,
     new_request_id,
     raw,
     record,
+    record_key,
     redis_client,
     servers,
     stored,
@@ -73,10 +72,12 @@ def report() -> Iterator[None]:
     record("idempotency", **dict(OUTCOMES), applied_twice=0)
 
 
-def recorded(client: redis.Redis, name: str, request_id: str) -> pb.ApplyMoveResponse:
-    """The response kept with the move that used `request_id` (written in the same atomic step
-    as the move itself)."""
-    data = client.get(keys.request(game_id(name), request_id))
+def recorded(
+    client: redis.Redis, name: str, credential: str, request_id: str
+) -> pb.ApplyMoveResponse:
+    """The response kept with the move that `credential` sent with `request_id` (written in the
+    same atomic step as the move itself)."""
+    data = client.get(record_key(name, credential, request_id))
     assert isinstance(data, bytes), f"no record of {request_id}"
     return pb.ApplyMoveResponse.FromString(IdempotencyRecord.FromString(data).response)
 
@@ -115,7 +116,7 @@ async def check_retries(
     move exactly once, and that response is the seat's documented view right after it."""
     credential = game.seat_credentials[seat]
     answers = [await api.apply(game.name, credential, move, request_id=request_id) for api in apis]
-    first = recorded(client, game.name, request_id)
+    first = recorded(client, game.name, credential, request_id)
     assert all(answer == first for answer in answers)
     now, state = stored(client, game.name)
     assert now == version + 1, "the move is applied exactly once"
@@ -280,7 +281,7 @@ def test_retry_after_a_write_refused_past_the_deadline_applies_once(
                 await asyncio.to_thread(asleep.join)
                 await asyncio.sleep(0.1)
                 assert raw(client, game.name) == before, "nothing was written"
-                assert not client.exists(keys.request(game_id(game.name), request_id))
+                assert not client.exists(record_key(game.name, credential, request_id))
                 await check_retries(client, [b, a], game, seat, moves[0], request_id, version)
                 OUTCOMES["redis_asleep_not_applied_then_retried"] += 1
         finally:
