@@ -28,7 +28,7 @@ from service.games import (
     game_name,
     notification_head,
 )
-from service.limits import RateLimiter, WatcherCount
+from service.limits import RateLimiter, WatcherCount, peer_address
 from service.recent_states import RecentStates
 from service.store import Commit, Snapshot, Store
 
@@ -81,20 +81,36 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         keys = (settings.operator_key or "").split(",")
         self._operator_hashes = [auth.credential_hash(k.strip()) for k in keys if k.strip()]
         self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
+        self._anonymous = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
         self._watchers = WatcherCount(settings.max_watchers_per_game)
         self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
 
-    def admit(self, call: CallLog) -> None:
-        """Refuse a call over its credential's rate (RESOURCE_EXHAUSTED with RetryInfo)."""
-        if call.token is None:
+    def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
+        """Refuse a call over its credential's rate, or, without a credential, over its
+        address's (RESOURCE_EXHAUSTED with RetryInfo)."""
+        # CreateGame's bearer token is a credential only when operator keys are configured;
+        # otherwise any made-up token would be a fresh bucket, so the call counts as anonymous.
+        anonymous = call.token is None or (call.rpc == "CreateGame" and not self._operator_hashes)
+        if not anonymous:
+            assert call.token is not None
+            wait = self._limiter.acquire(call.token)
+            if wait is not None:
+                raise errors.resource_exhausted(
+                    errors.Reason.RATE_LIMITED,
+                    f"more than {self._settings.rate_limit:g} calls per second with this"
+                    f" credential; retry in {wait:.2f} s",
+                    retry_after=wait,
+                )
             return
-        wait = self._limiter.acquire(call.token)
+        if self._anonymous.rate <= 0:
+            return
+        wait = self._anonymous.acquire(peer_address(context.peer()))
         if wait is not None:
             raise errors.resource_exhausted(
                 errors.Reason.RATE_LIMITED,
-                f"more than {self._settings.rate_limit:g} calls per second with this credential;"
-                f" retry in {wait:.2f} s",
+                f"more than {self._settings.anonymous_rate_limit:g} calls per second without a"
+                f" credential from this address; retry in {wait:.2f} s",
                 retry_after=wait,
             )
 

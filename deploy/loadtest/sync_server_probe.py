@@ -114,7 +114,7 @@ def unary(handler: Handler) -> Callable[[Any, Any, grpc.ServicerContext], Any]:
         started = time.perf_counter()
         try:
             call.token = auth.bearer(context.invocation_metadata())
-            self.games.admit(call)
+            self.games.admit(call, context)  # type: ignore[arg-type]  # its peer() is the same
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name)
             response = handler(self, request, context, call)

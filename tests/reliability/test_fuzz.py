@@ -138,7 +138,10 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzz]:
         log.open("wb") as sink,
         LocalServer(
             store.url,
-            extra_args=("--rate-limit", "0", "--max-message-bytes", str(MAX_MESSAGE)),
+            extra_args=(
+                *("--rate-limit", "0", "--anonymous-rate-limit", "0"),
+                *("--max-message-bytes", str(MAX_MESSAGE)),
+            ),
             stderr=sink.fileno(),
         ) as server,
         grpc.insecure_channel(server.target) as channel,
