@@ -1,7 +1,8 @@
 """Idempotency: a move retried with the same request_id, after the client gave up on its first
 try and against another server process, returns the first response and is applied once; the
-same request_id with a different move (or from another seat) is refused with ALREADY_EXISTS /
-REQUEST_ID_REUSED and applies nothing. For every game type.
+same request_id with a different move is refused with ALREADY_EXISTS / REQUEST_ID_REUSED and
+applies nothing; from another seat it is that seat's own request id (request ids are per seat),
+judged as its own move and never answered with the first response. For every game type.
 
 The first try is lost three ways: its answer dropped on the way back (a proxy that loses the
 server's bytes: the move is certainly applied), a ~1 ms client deadline (applied or not, the
@@ -136,13 +137,13 @@ async def check_reuse_refused(
     moves: list[pb.Move],
     request_id: str,
 ) -> None:
-    """The used request id with a different move, or by another seat, applies nothing and
-    returns nothing of the first response."""
+    """The used request id with a different move applies nothing and returns nothing of the
+    first response; sent by another seat it is that seat's own request id (docs/api.md: request
+    ids are per seat), judged as that seat's move, and never answered with the first response."""
     before = raw(client, game.name)
     game_type = game.view.game_type
     others: list[tuple[int, pb.Move]] = [(seat, m) for m in moves[1:2]]
     others.append((seat, pb.Move(**{game_type: GAMES[game_type].move_type()})))
-    others += [((seat + 1) % len(game.seat_credentials), moves[0])]
     for who, move in others:
         with pytest.raises(CroupierError) as caught:
             await api.apply(game.name, game.seat_credentials[who], move, request_id=request_id)
@@ -152,6 +153,24 @@ async def check_reuse_refused(
         )
         OUTCOMES["reuse_refused"] += 1
     assert raw(client, game.name) == before
+    other = (seat + 1) % len(game.seat_credentials)
+    first = recorded(client, game.name, game.seat_credentials[seat], request_id)
+    answer: pb.ApplyMoveResponse | CroupierError
+    try:
+        answer = await api.apply(
+            game.name, game.seat_credentials[other], moves[0], request_id=request_id
+        )
+    except CroupierError as error:
+        answer = error
+    if isinstance(answer, CroupierError):
+        assert answer.reason != "REQUEST_ID_REUSED"
+        assert raw(client, game.name) == before
+        OUTCOMES["other_seat_judged_on_its_own_refused"] += 1
+    else:
+        assert answer != first
+        last = logged_moves(client, game.name)[-1]
+        assert (last.seat, last.move) == (other, moves[0])
+        OUTCOMES["other_seat_judged_on_its_own_applied"] += 1
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
