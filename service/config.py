@@ -98,6 +98,26 @@ class Settings:
     rate_burst: float = _setting(
         2000.0, "CROUPIER_RATE_BURST", "calls a credential may make at once above the rate"
     )
+    # Calls without a credential (spectators, and CreateGame when no operator key is set) are
+    # counted per client address instead: low enough to stop one address flooding the store
+    # with games, high enough for a room of players and spectators behind one NAT.
+    anonymous_rate_limit: float = _setting(
+        100.0,
+        "CROUPIER_ANONYMOUS_RATE_LIMIT",
+        "calls per second without a credential per client address (IPv6: per /64) on one"
+        " process (0: off)",
+    )
+    anonymous_rate_burst: float = _setting(
+        400.0,
+        "CROUPIER_ANONYMOUS_RATE_BURST",
+        "calls without a credential one address may make at once above the rate",
+    )
+    benchmark_service: bool = _setting(
+        False,
+        "CROUPIER_BENCHMARK_SERVICE",
+        "also serve croupier.v1.BenchmarkService/Echo, the baseline of croupier-bench (off by"
+        " default: it answers small requests with up to 64 KiB, without a credential)",
+    )
     metrics_port: int = _setting(
         0,
         "CROUPIER_METRICS_PORT",

@@ -147,7 +147,7 @@ def check_as_acknowledged(client: redis.Redis, player: Player) -> bool:
     assert count == player.acknowledged + 1, (player.name, count, player.acknowledged)
     assert player.pending is not None
     request_id, seat, move = player.pending
-    assert has_record(client, player.name, request_id)
+    assert has_record(client, player.name, player.credentials[seat], request_id)
     last = logged_moves(client, player.name)[-1]
     assert (last.seat, last.move) == (seat, move)
     return True
@@ -403,7 +403,7 @@ async def one_slow_move(
         assert encode(StoredGame.FromString(now[1] or b"")) == encode(after)
         last = logged_moves(client, game.name)[-1]
         assert (last.seat, last.move) == (seat, move)
-        assert has_record(client, game.name, request_id)
+        assert has_record(client, game.name, credential, request_id)
         applied = True
     assert applied or outcome != "OK"
     slow.outcomes[f"{outcome}_{'applied' if applied else 'not_applied'}"] += 1
