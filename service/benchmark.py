@@ -1,5 +1,8 @@
 """BenchmarkService: the trivial call croupier-bench uses as its baseline, handled by the same
-call wrapper (log line, metrics, rate limit, error mapping) as every GameService call."""
+call wrapper (log line, metrics, rate limit, error mapping) as every GameService call.
+
+Served only with --benchmark-service (service/server.py): it needs no credential and answers a
+few bytes with up to 64 KiB, which a production port has no reason to offer."""
 
 from __future__ import annotations
 
@@ -18,8 +21,8 @@ class BenchmarkService(benchmark_service_pb2_grpc.BenchmarkServiceServicer):
     def __init__(self, games: GameService) -> None:
         self._games = games
 
-    def admit(self, call: CallLog) -> None:
-        self._games.admit(call)
+    def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
+        self._games.admit(call, context)
 
     @unary
     async def Echo(

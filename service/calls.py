@@ -114,7 +114,7 @@ def unary(
         started = time.perf_counter()
         try:
             call.token = auth.bearer(context.invocation_metadata())
-            self.admit(call)
+            self.admit(call, context)
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name, request.problem)
             response = await handler(self, request, context, call)
@@ -146,7 +146,7 @@ def streaming(
         metrics.WATCH_STREAMS.inc()
         try:
             call.token = auth.bearer(context.invocation_metadata())
-            self.admit(call)
+            self.admit(call, context)
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name, request.problem)
             async for item in handler(self, request, context, call):

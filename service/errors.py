@@ -132,13 +132,11 @@ def credential_missing() -> ServiceError:
     )
 
 
-def credential_malformed() -> ServiceError:
-    return ServiceError(
-        grpc.StatusCode.UNAUTHENTICATED,
-        Reason.CREDENTIAL_MALFORMED,
-        "the authorization metadata must be 'Bearer <credential>' with a credential from"
-        " CreateGame",
-    )
+def credential_malformed(
+    message: str = "the authorization metadata must be 'Bearer <credential>' with a credential"
+    " from CreateGame",
+) -> ServiceError:
+    return ServiceError(grpc.StatusCode.UNAUTHENTICATED, Reason.CREDENTIAL_MALFORMED, message)
 
 
 def credential_rejected() -> ServiceError:

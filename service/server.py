@@ -92,13 +92,18 @@ async def start(settings: Settings, store: Store) -> Running:
     )
     servicer = GameService(store, settings)
     _add_service(servicer, server, game_service_pb2, "GameService")
-    _add_service(BenchmarkService(servicer), server, benchmark_service_pb2, "BenchmarkService")
+    reflected = [SERVICE_NAME]
+    # Echo only when asked (croupier-bench's baseline): never on a production port by default.
+    if settings.benchmark_service:
+        _add_service(BenchmarkService(servicer), server, benchmark_service_pb2, "BenchmarkService")
+        reflected.append(
+            benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"].full_name
+        )
     health = Health()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
         [
-            SERVICE_NAME,
-            benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"].full_name,
+            *reflected,
             health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
             reflection.SERVICE_NAME,
         ],

@@ -249,20 +249,27 @@ def test_prometheus_metrics_are_served(tmp_path: Path) -> None:
     assert 'croupier_remembered_states_total{state="current"} 1.0' in text
 
 
-def test_benchmark_echo_runs_through_the_same_call_handling(
-    server_a: LocalServer, server_log: Path
-) -> None:
+def test_benchmark_echo_runs_through_the_same_call_handling(store_url: str, tmp_path: Path) -> None:
+    """With --benchmark-service (only then: tests/service/test_request_scope.py), Echo goes
+    through the same call handling as GameService: its log line, its INVALID_ARGUMENT."""
     from croupier.v1 import benchmark_service_pb2 as bench
     from croupier.v1.benchmark_service_pb2_grpc import BenchmarkServiceStub
 
-    with grpc.insecure_channel(server_a.target) as channel:
+    server_log = tmp_path / "server.log"
+    with (
+        server_log.open("wb") as sink,
+        LocalServer(
+            store_url, log_level="info", stderr=sink.fileno(), extra_args=("--benchmark-service",)
+        ) as server,
+        grpc.insecure_channel(server.target) as channel,
+    ):
         stub = BenchmarkServiceStub(channel)
         reply = stub.Echo(bench.EchoRequest(payload=b"x" * 50, response_bytes=300), timeout=5)
         assert reply.payload == bytes(300)
         with pytest.raises(grpc.RpcError) as caught:
             stub.Echo(bench.EchoRequest(response_bytes=10**6), timeout=5)
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    time.sleep(0.2)
+        time.sleep(0.2)
     assert '"rpc": "Echo"' in server_log.read_text()
 
 

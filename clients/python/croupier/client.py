@@ -64,6 +64,8 @@ class Croupier:
         seed: int | None = None,
         request_id: str = "",
     ) -> pb.CreateGameResponse:
+        """`request_id`: a UUID (`str(uuid.uuid4())`), kept to retry with; a retry returns the
+        first response, seat credentials included (docs/api.md)."""
         request = pb.CreateGameRequest(
             seats=seats, display_names=display_names, request_id=request_id
         )
@@ -90,7 +92,8 @@ class Croupier:
     def apply(
         self, name: str, credential: str, move: Message, *, etag: str = "", request_id: str = ""
     ) -> pb.ApplyMoveResponse:
-        """Apply `move` (a `Move`, or a game's own move message) for the credential's seat."""
+        """Apply `move` (a `Move`, or a game's own move message) for the credential's seat.
+        `request_id`: a UUID, the seat's own; a retry with it applies nothing twice."""
         request = pb.ApplyMoveRequest(
             name=name, move=wrap_move(move), etag=etag, request_id=request_id
         )

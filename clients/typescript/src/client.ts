@@ -54,13 +54,16 @@ export interface CroupierOptions {
 export interface CreateOptions {
   displayNames?: string[];
   seed?: bigint | number;
+  /** Retry-safe id, a UUID (e.g. `crypto.randomUUID()`): a retry with it returns the first
+   *  response, seat credentials included, to this caller only. Anything else: INVALID_ARGUMENT. */
   requestId?: string;
 }
 
 export interface ApplyOptions {
   /** Apply only if the game is still at this etag (else ABORTED / ETAG_MISMATCH). */
   etag?: string;
-  /** Retry-safe id: a retry returns the first response and applies nothing twice. */
+  /** Retry-safe id, a UUID (e.g. `crypto.randomUUID()`), the seat's own: a retry returns the
+   *  first response and applies nothing twice. Anything else: INVALID_ARGUMENT. */
   requestId?: string;
 }
 
