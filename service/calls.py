@@ -8,7 +8,7 @@ import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 import structlog
@@ -64,6 +64,11 @@ class CallLog:
             **fields,
         )
 
+    def count(self, latency: float) -> None:
+        """The metrics of `emit` without its log line: for calls refused as OVERLOADED, whose
+        lines are sampled (service/overload.py) so that refusing stays cheap."""
+        metrics.record_call(self.rpc, self.game_type, self.outcome, latency, self.rule_id)
+
 
 @dataclass(frozen=True, slots=True)
 class Undecodable:
@@ -94,6 +99,16 @@ def _to_service_error(exc: Exception) -> errors.ServiceError:
     return errors.internal()
 
 
+async def _refuse(
+    context: grpc.aio.ServicerContext, call: CallLog, error: errors.ServiceError, started: float
+) -> NoReturn:
+    """Answer a call the process has no room for, before anything else is done with it."""
+    call.fail(error)
+    asyncio.get_running_loop().call_soon(call.count, time.perf_counter() - started)
+    await context.abort_with_status(error.to_status())
+    raise AssertionError("not reached: abort raises")
+
+
 def unary(
     handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], Awaitable[Resp]],
 ) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
@@ -103,6 +118,10 @@ def unary(
     async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
         call = CallLog(handler.__name__)
         started = time.perf_counter()
+        try:
+            self.overload.calls.enter(call.rpc)
+        except errors.ServiceError as refusal:
+            await _refuse(context, call, refusal, started)
         try:
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call)
@@ -117,6 +136,7 @@ def unary(
             await context.abort_with_status(error.to_status())
             raise  # not reached: abort raises
         finally:
+            self.overload.calls.leave()
             # Logged once the response is on its way: the log line and the metrics (about 25 µs)
             # are not part of the caller's wait.
             latency = time.perf_counter() - started
@@ -134,6 +154,10 @@ def streaming(
     ) -> AsyncIterator[Resp]:
         call = CallLog(handler.__name__)
         started = time.perf_counter()
+        try:
+            self.overload.watch_streams.enter(call.rpc)
+        except errors.ServiceError as refusal:
+            await _refuse(context, call, refusal, started)
         metrics.WATCH_STREAMS.inc()
         try:
             call.token = auth.bearer(context.invocation_metadata())
@@ -148,6 +172,7 @@ def streaming(
             call.fail(error)
             await context.abort_with_status(error.to_status())
         finally:
+            self.overload.watch_streams.leave()
             metrics.WATCH_STREAMS.dec()
             call.emit(time.perf_counter() - started)
 

@@ -46,6 +46,16 @@ REMEMBERED_STATES = Counter(
     " by a read) or none (read first).",
     ["state"],
 )  # fmt: skip
+OVERLOADED = Counter(
+    "croupier_overloaded_calls",
+    "Calls refused with OVERLOADED because the process had as many calls (or watch streams)"
+    " under way as --max-calls-in-flight (--max-watch-streams) allow, by kind and RPC.",
+    ["kind", "rpc"],
+)  # fmt: skip
+IN_FLIGHT = Gauge(
+    "croupier_calls_in_flight",
+    "Calls (not counting watch streams) being handled on this process.",
+)
 
 
 @functools.cache
@@ -78,6 +88,12 @@ def record_call(
 def remembered_state(state: str) -> Any:
     """The counter of ApplyMove calls that found the game's remembered state `state`."""
     return REMEMBERED_STATES.labels(state)
+
+
+@functools.cache
+def overloaded(kind: str, rpc: str) -> Any:
+    """The counter of `rpc` calls refused for want of a slot of `kind`."""
+    return OVERLOADED.labels(kind, rpc)
 
 
 def serve(port: int, host: str = "0.0.0.0") -> None:

@@ -29,6 +29,7 @@ from service.games import (
     notification_head,
 )
 from service.limits import RateLimiter, WatcherCount
+from service.overload import Overload
 from service.recent_states import RecentStates
 from service.store import Commit, Snapshot, Store
 
@@ -79,6 +80,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._watchers = WatcherCount(settings.max_watchers_per_game)
         self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
+        self.overload = Overload(settings.max_calls_in_flight, settings.max_watch_streams)
 
     def admit(self, call: CallLog) -> None:
         """Refuse a call over its credential's rate (RESOURCE_EXHAUSTED with RetryInfo)."""
