@@ -137,6 +137,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game_type = game_type
         auth.check_operator(call.token, self._operator_hashes)
         engine = GAMES[game_type]
+        # A count the game itself never allows is a bad request (not worth retrying anywhere);
+        # SEAT_LIMIT is only for counts the game allows but this server's limit does not.
+        try:
+            engine.check_seats(request.seats)
+        except InvalidOptions as exc:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_OPTIONS, exc.field, exc.message
+            ) from exc
         if request.seats > self._settings.max_seats:
             raise errors.resource_exhausted(
                 errors.Reason.SEAT_LIMIT,
@@ -164,7 +172,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
 
         seed = request.seed if request.HasField("seed") else rng.new_seed()
         try:
-            engine.check_seats(request.seats)
             state, _ = engine.new_game(getattr(request, game_type), request.seats, seed)
         except InvalidOptions as exc:
             raise errors.invalid_argument(
