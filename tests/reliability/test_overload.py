@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 import urllib.request
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,12 +33,21 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
 
+from croupier.client import MAX_ATTEMPTS, Croupier
 from croupier.local import LocalServer
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
+from service import keys
 from service.embedded_redis import EmbeddedRedis, free_port
-from tests.reliability.support import record
+from tests.reliability.support import (
+    call_slot_held,
+    game_id,
+    metric,
+    record,
+    wait_metric,
+    watch_slot_held,
+)
 
 FIRED = 5_000
 CHANNELS = 4
@@ -266,3 +277,68 @@ def test_a_default_server_answers_2000_get_game_fired_at_once() -> None:
         fired=2_000,
         **{" ".join(k).strip(): n for k, n in outcomes.items()},
     )
+
+
+def _held_server(store: EmbeddedRedis, metrics_port: int) -> LocalServer:
+    """One call and one watch stream at a time, and a store that may be stopped for long."""
+    return LocalServer(
+        store.url,
+        extra_args=(
+            "--max-calls-in-flight", "1",
+            "--max-watch-streams", "1",
+            "--store-timeout", "60",
+            "--rate-limit", "0",
+            "--metrics-port", str(metrics_port),
+        ),
+        env={"CROUPIER_ANONYMOUS_RATE_LIMIT": "0"},
+    )  # fmt: skip
+
+
+def test_python_client_retries_overloaded_apply_move_once_applied(
+    store: EmbeddedRedis,
+) -> None:
+    """ApplyMove without a request id, refused OVERLOADED while the server's one call slot is
+    held: gRPC's retry policy tries again after the pushback the server asked for, the move is
+    applied once, under the request id the client made up (a UUID)."""
+    metrics_port = free_port()
+    with _held_server(store, metrics_port) as server, Croupier(server.target) as client:
+        game = client.create(VampireQueenOptions(), 3, seed=8)
+        seat = game.view.active_seats[0]
+        credential = game.seat_credentials[seat]
+        move = client.legal_moves(game.name, credential)[0]
+        applied: list[pb.ApplyMoveResponse] = []
+        with call_slot_held(store, server.target, game.name, metrics_port):
+            mover = threading.Thread(
+                target=lambda: applied.append(client.apply(game.name, credential, move))
+            )
+            mover.start()
+            wait_metric(metrics_port, "croupier_overloaded_calls_total", 1, rpc="ApplyMove")
+        mover.join(timeout=30)
+        refusals = metric(metrics_port, "croupier_overloaded_calls_total", rpc="ApplyMove")
+        assert applied, "the retried ApplyMove did not succeed"
+        assert applied[0].etag == "2"
+        assert client.get(game.name).move_count == 1
+    with redis.Redis.from_url(store.url) as direct:
+        records = list(direct.scan_iter(keys.request(game_id(game.name), "*")))
+    assert len(records) == 1
+    request_id = records[0].decode().rsplit(":req:", 1)[1]
+    assert str(uuid.UUID(request_id)) == request_id.lower()
+    assert 1 <= refusals < MAX_ATTEMPTS
+    record("overload_python_client", apply_move_refused_then_applied=int(refusals))
+
+
+def test_python_client_retries_an_overloaded_watch(store: EmbeddedRedis) -> None:
+    """A WatchGame refused OVERLOADED (the process holds as many streams as it allows) is
+    opened again once a stream closes, after the delay the server asked for."""
+    metrics_port = free_port()
+    with _held_server(store, metrics_port) as server, Croupier(server.target) as client:
+        game = client.create(VampireQueenOptions(), 3, seed=9)
+        views: list[pb.WatchGameResponse] = []
+        with watch_slot_held(server.target, game.name, metrics_port):
+            watcher = threading.Thread(target=lambda: views.append(next(client.watch(game.name))))
+            watcher.start()
+            wait_metric(metrics_port, "croupier_overloaded_calls_total", 1, rpc="WatchGame")
+        watcher.join(timeout=30)
+        refusals = metric(metrics_port, "croupier_overloaded_calls_total", rpc="WatchGame")
+    assert views and views[0].view.move_count == 0
+    assert 1 <= refusals < MAX_ATTEMPTS
