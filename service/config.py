@@ -97,7 +97,7 @@ class Settings:
         " OVERLOADED (0: no limit)",
     )
     max_watch_streams: int = _setting(
-        10_000,
+        5_000,
         "CROUPIER_MAX_WATCH_STREAMS",
         "watch streams open on one process; more are refused with OVERLOADED (0: no limit)",
     )

@@ -8,16 +8,18 @@ once with UNAVAILABLE / OVERLOADED and a RetryInfo, count it and log it sampled.
 
 The burst mixes GetGame, CreateGame and WatchGame opens (each stream is held open until every
 call has been answered, so the streams pile up against their bound) over several channels,
-while Redis is paused for a moment (CLIENT PAUSE), as in a failover or a slow disk: the short
-calls pile up waiting for it, against theirs. Checked: each of the 5,000 is answered (OK) or
-refused with the reason and a retry delay; none is CANCELLED, UNKNOWN or DEADLINE_EXCEEDED;
-the server's metrics and its log count exactly the refusals the clients saw.
+while Redis stops answering for a moment (SIGSTOP until the server has refused short calls),
+as in a failover or a slow disk: the short calls pile up waiting for it, against theirs.
+Checked: each of the 5,000 is answered (OK) or refused with the reason and a retry delay; none
+is CANCELLED, UNKNOWN or DEADLINE_EXCEEDED; the server's metrics and its log count exactly the
+refusals the clients saw.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import threading
 import time
 import urllib.request
@@ -54,7 +56,8 @@ CHANNELS = 4
 GAMES_WATCHED = 10
 MAX_CALLS = 64
 MAX_WATCH_STREAMS = 300
-REDIS_PAUSE_MS = 500
+# Redis answers again once the server has refused short calls, or after this long at most.
+REDIS_STOPPED_AT_MOST = 15.0
 # A call that got no answer at all in this long would fail the test as DEADLINE_EXCEEDED; the
 # whole burst takes a few seconds on a busy 2-core machine.
 CALL_TIMEOUT = 60.0
@@ -86,7 +89,9 @@ def _refusal(error: grpc.aio.AioRpcError) -> tuple[str, str, float | None, str |
     return error.code().name, reason, delay, pushback if isinstance(pushback, str) else None
 
 
-async def _burst(target: str, redis_url: str) -> tuple[Counter[tuple[str, str, str]], float]:
+async def _burst(
+    target: str, store: EmbeddedRedis, metrics_port: int
+) -> tuple[Counter[tuple[str, str, str]], float]:
     """Fire FIRED calls at once; the outcome of each, by (rpc, code, reason)."""
     channels = [grpc.aio.insecure_channel(target, options=NO_RETRIES) for _ in range(CHANNELS)]
     stubs = [GameServiceStub(channel) for channel in channels]
@@ -146,11 +151,28 @@ async def _burst(target: str, redis_url: str) -> tuple[Counter[tuple[str, str, s
             calls.append(short(i, "CreateGame"))
         else:
             calls.append(watch(i))
-    pauser = redis.Redis.from_url(redis_url)
-    pauser.execute_command("CLIENT", "PAUSE", REDIS_PAUSE_MS, "ALL")
-    pauser.close()
+    assert store.process is not None
+    redis_process = store.process
+
+    async def redis_answers_again() -> None:
+        try:
+            await asyncio.to_thread(
+                wait_metric,
+                metrics_port,
+                "croupier_overloaded_calls_total",
+                1,
+                REDIS_STOPPED_AT_MOST,
+                kind="calls",
+            )
+        finally:
+            redis_process.send_signal(signal.SIGCONT)
+
+    redis_process.send_signal(signal.SIGSTOP)
     started = time.monotonic()
-    await asyncio.gather(*calls)
+    try:
+        await asyncio.gather(redis_answers_again(), *calls)
+    finally:
+        redis_process.send_signal(signal.SIGCONT)
     elapsed = time.monotonic() - started
     for channel in channels:
         await channel.close()
@@ -180,6 +202,7 @@ def test_every_call_of_a_burst_is_answered_or_refused_with_a_reason(
                 "--max-watch-streams", str(MAX_WATCH_STREAMS),
                 "--max-watchers", "0",  # per game: not the bound under test
                 "--rate-limit", "0",
+                "--store-timeout", "60",  # Redis is stopped for a while, on purpose
                 "--metrics-port", str(metrics_port),
             ),
             # Calls without a credential are limited per client address where that limit
@@ -189,7 +212,7 @@ def test_every_call_of_a_burst_is_answered_or_refused_with_a_reason(
             stderr=log.fileno(),
         )  # fmt: skip
         with server:
-            outcomes, elapsed = asyncio.run(_burst(server.target, store.url))
+            outcomes, elapsed = asyncio.run(_burst(server.target, store, metrics_port))
             time.sleep(1.5)  # the last sampled log line is due within a second
             metrics = _metrics(metrics_port)
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
