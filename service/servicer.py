@@ -18,7 +18,7 @@ from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredGame
 from engines.core import rng
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
-from service import auth, errors, metrics
+from service import auth, errors, metrics, overload
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.games import (
@@ -29,7 +29,6 @@ from service.games import (
     notification_head,
 )
 from service.limits import RateLimiter, WatcherCount
-from service.overload import Overload
 from service.recent_states import RecentStates
 from service.store import Commit, Snapshot, Store
 
@@ -80,7 +79,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._watchers = WatcherCount(settings.max_watchers_per_game)
         self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
-        self.overload = Overload(settings.max_calls_in_flight, settings.max_watch_streams)
+        self.overload = overload.Overload(settings.max_calls_in_flight, settings.max_watch_streams)
 
     def admit(self, call: CallLog) -> None:
         """Refuse a call over its credential's rate (RESOURCE_EXHAUSTED with RetryInfo)."""

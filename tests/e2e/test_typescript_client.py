@@ -21,13 +21,8 @@ from engines.registry import GAMES
 from service import keys
 from service.embedded_redis import EmbeddedRedis, free_port
 from tests.e2e.helpers import TS, TSX, check_refusals, run_node, run_script
-from tests.reliability.support import (
-    call_slot_held,
-    game_id,
-    metric,
-    wait_metric,
-    watch_slot_held,
-)
+from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
+from tests.reliability.support import game_id
 
 
 def test_typescript_typechecks(typescript: Path) -> None:

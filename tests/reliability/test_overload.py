@@ -42,14 +42,8 @@ from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from service import keys
 from service.embedded_redis import EmbeddedRedis, free_port
-from tests.reliability.support import (
-    call_slot_held,
-    game_id,
-    metric,
-    record,
-    wait_metric,
-    watch_slot_held,
-)
+from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
+from tests.reliability.support import game_id, record
 
 FIRED = 5_000
 CHANNELS = 4
