@@ -69,6 +69,12 @@ def _latency(rpc: str) -> Any:
 
 
 @functools.cache
+def overloaded(kind: str, rpc: str) -> Any:
+    """The counter of `rpc` calls refused for want of a slot of `kind`."""
+    return OVERLOADED.labels(kind, rpc)
+
+
+@functools.cache
 def _store_latency(operation: str) -> Any:
     return STORE_LATENCY.labels(operation)
 
@@ -88,12 +94,6 @@ def record_call(
 def remembered_state(state: str) -> Any:
     """The counter of ApplyMove calls that found the game's remembered state `state`."""
     return REMEMBERED_STATES.labels(state)
-
-
-@functools.cache
-def overloaded(kind: str, rpc: str) -> Any:
-    """The counter of `rpc` calls refused for want of a slot of `kind`."""
-    return OVERLOADED.labels(kind, rpc)
 
 
 def serve(port: int, host: str = "0.0.0.0") -> None:
