@@ -118,13 +118,15 @@ class Croupier:
     def apply(
         self, name: str, credential: str, move: Message, *, etag: str = "", request_id: str = ""
     ) -> pb.ApplyMoveResponse:
-        """Apply `move` (a `Move`, or a game's own move message) for the credential's seat.
-
-        Without `request_id` a fresh one is sent: a try whose answer was lost may have been
-        applied, and gRPC's retry of it then returns that first response instead of applying
-        the move twice. Give one to retry the move yourself after an error (the same id)."""
+        """Apply `move` (a `Move`, or a game's own move message) for the credential's seat."""
         request = pb.ApplyMoveRequest(
-            name=name, move=wrap_move(move), etag=etag, request_id=request_id or str(uuid.uuid4())
+            # Never without a request id (a fresh one when none is given): a try whose answer
+            # was lost may have been applied, and gRPC's retry of it must then get that first
+            # response back rather than apply the move twice. Give one to retry it yourself.
+            name=name,
+            move=wrap_move(move),
+            etag=etag,
+            request_id=request_id or str(uuid.uuid4()),
         )
         response: pb.ApplyMoveResponse = self._call(self._stub.ApplyMove, request, credential)
         return response

@@ -64,9 +64,7 @@ export interface CreateOptions {
 export interface ApplyOptions {
   /** Apply only if the game is still at this etag (else ABORTED / ETAG_MISMATCH). */
   etag?: string;
-  /** Retry-safe id: a retry returns the first response and applies nothing twice. Without
-   * one a fresh UUID is sent, so that the client's own retries are safe; give one to retry
-   * the move yourself after an error (the same id). */
+  /** Retry-safe id: a retry returns the first response and applies nothing twice. */
   requestId?: string;
 }
 
@@ -135,7 +133,9 @@ export class Croupier {
     return this.call(() => this.service.listLegalMoves({ name }, this.options(credential)));
   }
 
-  /** Applies one move for the credential's seat. */
+  /** Applies one move for the credential's seat. Without `requestId` a fresh UUID is sent: a
+   * try whose answer was lost may have been applied, and the retry must then get that first
+   * response back rather than apply the move twice. Give one to retry the move yourself. */
   apply(name: string, credential: string, move: MoveInit, extra: ApplyOptions = {}): Promise<ApplyMoveResponse> {
     return this.call(() =>
       this.service.applyMove(
