@@ -8,7 +8,7 @@ import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 import structlog
@@ -66,6 +66,13 @@ class CallLog:
             **fields,
         )
 
+    def count(self, latency: float) -> None:
+        """The metrics of `emit` without its log line: for calls refused as OVERLOADED, whose
+        lines are sampled (service/overload.py) so that refusing stays cheap."""
+        metrics.record_call(
+            self.rpc, self.game_type, self.outcome, latency, self.rule_id, self.reason
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Undecodable:
@@ -103,6 +110,16 @@ def unexpected_error(exc: Exception) -> errors.ServiceError:
     return errors.internal()
 
 
+async def _refuse(
+    context: grpc.aio.ServicerContext, call: CallLog, error: errors.ServiceError, started: float
+) -> NoReturn:
+    """Answer a call the process has no room for, before anything else is done with it."""
+    call.fail(error)
+    asyncio.get_running_loop().call_soon(call.count, time.perf_counter() - started)
+    await context.abort_with_status(error.to_status())
+    raise AssertionError("not reached: abort raises")
+
+
 def unary(
     handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], Awaitable[Resp]],
 ) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
@@ -112,6 +129,10 @@ def unary(
     async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
         call = CallLog(handler.__name__)
         started = time.perf_counter()
+        try:
+            self.overload.calls.enter(call.rpc)
+        except errors.ServiceError as refusal:
+            await _refuse(context, call, refusal, started)
         try:
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call, context)
@@ -126,6 +147,7 @@ def unary(
             await context.abort_with_status(error.to_status())
             raise  # not reached: abort raises
         finally:
+            self.overload.calls.leave()
             # Logged once the response is on its way: the log line and the metrics (about 25 µs)
             # are not part of the caller's wait.
             latency = time.perf_counter() - started
@@ -143,6 +165,10 @@ def streaming(
     ) -> AsyncIterator[Resp]:
         call = CallLog(handler.__name__)
         started = time.perf_counter()
+        try:
+            self.overload.watch_streams.enter(call.rpc)
+        except errors.ServiceError as refusal:
+            await _refuse(context, call, refusal, started)
         metrics.WATCH_STREAMS.inc()
         try:
             call.token = auth.bearer(context.invocation_metadata())
@@ -157,6 +183,7 @@ def streaming(
             call.fail(error)
             await context.abort_with_status(error.to_status())
         finally:
+            self.overload.watch_streams.leave()
             metrics.WATCH_STREAMS.dec()
             call.emit(time.perf_counter() - started)
 

@@ -92,6 +92,18 @@ class Settings:
     max_watchers_per_game: int = _setting(
         100, "CROUPIER_MAX_WATCHERS", "watch streams per game on one process (0: no limit)"
     )
+    # Beyond these a call is refused at once with UNAVAILABLE / OVERLOADED (docs/decisions.md).
+    max_calls_in_flight: int = _setting(
+        1000,
+        "CROUPIER_MAX_CALLS_IN_FLIGHT",
+        "calls (other than watch streams) one process handles at once; more are refused with"
+        " OVERLOADED (0: no limit)",
+    )
+    max_watch_streams: int = _setting(
+        5_000,
+        "CROUPIER_MAX_WATCH_STREAMS",
+        "watch streams open on one process; more are refused with OVERLOADED (0: no limit)",
+    )
     rate_limit: float = _setting(
         1000.0, "CROUPIER_RATE_LIMIT", "calls per second per credential on one process (0: off)"
     )

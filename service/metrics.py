@@ -59,6 +59,16 @@ REMEMBERED_STATES = Counter(
     " by a read) or none (read first).",
     ["state"],
 )  # fmt: skip
+OVERLOADED = Counter(
+    "croupier_overloaded_calls",
+    "Calls refused with OVERLOADED because the process had as many calls (or watch streams)"
+    " under way as --max-calls-in-flight (--max-watch-streams) allow, by kind and RPC.",
+    ["kind", "rpc"],
+)  # fmt: skip
+IN_FLIGHT = Gauge(
+    "croupier_calls_in_flight",
+    "Calls (not counting watch streams) being handled on this process.",
+)
 
 
 @functools.cache
@@ -69,6 +79,12 @@ def _calls(rpc: str, game_type: str, code: str, reason: str) -> Any:
 @functools.cache
 def _latency(rpc: str) -> Any:
     return LATENCY.labels(rpc)
+
+
+@functools.cache
+def overloaded(kind: str, rpc: str) -> Any:
+    """The counter of `rpc` calls refused for want of a slot of `kind`."""
+    return OVERLOADED.labels(kind, rpc)
 
 
 @functools.cache

@@ -33,6 +33,12 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 LIVENESS = "liveness"
 MAX_SEND_BYTES = 4 * 1024 * 1024
 HEALTH_INTERVAL_SECONDS = 1.0
+# grpc-core queues the calls that arrive while the event loop has not yet asked for them (it
+# asks for one at a time per method) and, once 1,000 wait there, cancels new ones at random
+# (every one beyond 3,000) before this code sees them: the client got CANCELLED, and nothing
+# was logged or counted. Every call is handed over instead; the bounds of service/overload.py
+# answer the excess, cheaply, with OVERLOADED.
+CORE_PENDING_CALLS = 2**31 - 1
 
 
 class Health(HealthServicer):  # type: ignore[misc]  # grpcio-health-checking has no types
@@ -88,6 +94,8 @@ async def start(settings: Settings, store: Store) -> Running:
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
             ("grpc.so_reuseport", 1 if settings.reuse_port else 0),
+            ("grpc.server.max_pending_requests", CORE_PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", CORE_PENDING_CALLS),
         ]
     )
     servicer = GameService(store, settings)

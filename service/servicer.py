@@ -18,7 +18,7 @@ from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredGame
 from engines.core import rng
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
-from service import auth, errors, metrics
+from service import auth, errors, metrics, overload
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.games import (
@@ -85,6 +85,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._watchers = WatcherCount(settings.max_watchers_per_game)
         self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
+        self.overload = overload.Overload(settings.max_calls_in_flight, settings.max_watch_streams)
 
     def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
         """Refuse a call over its credential's rate, or, without a credential, over its
@@ -156,6 +157,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game_type = game_type
         auth.check_operator(call.token, self._operator_hashes)
         engine = GAMES[game_type]
+        # A count the game itself never allows is a bad request (not worth retrying anywhere);
+        # SEAT_LIMIT is only for counts the game allows but this server's limit does not.
+        try:
+            engine.check_seats(request.seats)
+        except InvalidOptions as exc:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_OPTIONS, exc.field, exc.message
+            ) from exc
         if request.seats > self._settings.max_seats:
             raise errors.resource_exhausted(
                 errors.Reason.SEAT_LIMIT,
@@ -188,7 +197,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
 
         seed = request.seed if request.HasField("seed") else rng.new_seed()
         try:
-            engine.check_seats(request.seats)
             state, _ = engine.new_game(getattr(request, game_type), request.seats, seed)
         except InvalidOptions as exc:
             raise errors.invalid_argument(

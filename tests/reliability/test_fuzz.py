@@ -286,6 +286,10 @@ def expect_create(fuzz: Fuzz, request: pb.CreateGameRequest) -> Expect:
     game_type = request.WhichOneof("options")
     if game_type is None:
         return Expect(Code.INVALID_ARGUMENT, "GAME_TYPE_MISSING")
+    try:
+        GAMES[game_type].check_seats(request.seats)
+    except InvalidOptions:
+        return Expect(Code.INVALID_ARGUMENT, "INVALID_OPTIONS")
     if request.seats > MAX_SEATS:
         return Expect(Code.RESOURCE_EXHAUSTED, "SEAT_LIMIT")
     names = list(request.display_names)
