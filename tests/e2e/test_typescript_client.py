@@ -135,7 +135,7 @@ def test_typescript_client_retries_overloaded_calls(typescript: Path) -> None:
         with redis.Redis.from_url(store.url) as direct:
             records = list(direct.scan_iter(keys.request(game_id(game.name), "*")))
         assert len(records) == 1
-        request_id = records[0].decode().rsplit(":req:", 1)[1]
+        request_id = records[0].decode().rsplit(":", 1)[1]
         assert str(uuid.UUID(request_id)) == request_id.lower()
 
         script = _overload_script(server.target, game.name, "--mode", "watch")

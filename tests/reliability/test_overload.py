@@ -338,7 +338,8 @@ def test_python_client_retries_overloaded_apply_move_once_applied(
     with redis.Redis.from_url(store.url) as direct:
         records = list(direct.scan_iter(keys.request(game_id(game.name), "*")))
     assert len(records) == 1
-    request_id = records[0].decode().rsplit(":req:", 1)[1]
+    # The key ends with the scope of the credential, then the request id (auth.scoped_request_id).
+    request_id = records[0].decode().rsplit(":", 1)[1]
     assert str(uuid.UUID(request_id)) == request_id.lower()
     assert 1 <= refusals < MAX_ATTEMPTS
     record("overload_python_client", apply_move_refused_then_applied=int(refusals))
