@@ -4,7 +4,6 @@ what moves found of their game's remembered state."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import time
@@ -14,6 +13,7 @@ from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
+from service.fanout import WatchQueue
 from service.store import Commit, CommitResult, Snapshot, Store, StoreUnavailable
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -124,11 +124,17 @@ class MeasuredStore:
         )
         return kept
 
-    def watch(self, game_id: str) -> AbstractAsyncContextManager[asyncio.Queue[bytes]]:
+    async def load_with_log(self, game_id: str) -> tuple[Snapshot, list[bytes]] | None:
+        result: tuple[Snapshot, list[bytes]] | None = await self._timed(
+            "load_with_log", self._store.load_with_log(game_id)
+        )
+        return result
+
+    def watch(self, game_id: str) -> AbstractAsyncContextManager[WatchQueue]:
         return self._watch(game_id)
 
     @asynccontextmanager
-    async def _watch(self, game_id: str) -> AsyncIterator[asyncio.Queue[bytes]]:
+    async def _watch(self, game_id: str) -> AsyncIterator[WatchQueue]:
         async with contextlib.AsyncExitStack() as stack:
             try:
                 queue = await stack.enter_async_context(self._store.watch(game_id))

@@ -32,7 +32,7 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from service import keys
-from service.fanout import Fanout
+from service.fanout import Fanout, WatchQueue
 from service.resp import RespClient
 from service.store import WRITTEN, Commit, CommitResult, Snapshot, StoreUnavailable
 
@@ -113,6 +113,14 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
+# KEYS: game hash, log list. The game and its whole move log as one atomic read: {version,
+# state, log} (false when absent), so the log never holds a move the state does not.
+LOAD_WITH_LOG_SCRIPT = """
+local game = redis.call('HMGET', KEYS[1], 'v', 's')
+if not game[1] or not game[2] then return false end
+return {game[1], game[2], redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -180,6 +188,7 @@ class RedisStore:
         self._token_prefix = secrets.token_hex(8)
         self._token_numbers = itertools.count()
         self._create = self._redis.register_script(CREATE_SCRIPT)
+        self._load_with_log = self._redis.register_script(LOAD_WITH_LOG_SCRIPT)
         self._fanout = Fanout()
         self._pubsub: Any = None
         self._readers: dict[str, asyncio.Task[None]] = {}
@@ -202,6 +211,14 @@ class RedisStore:
         if version is None or data is None:
             return None
         return Snapshot(int(version), data, record)
+
+    @_store_errors
+    async def load_with_log(self, game_id: str) -> tuple[Snapshot, list[bytes]] | None:
+        reply = await self._load_with_log(keys=[keys.game(game_id), keys.log(game_id)], args=[])
+        if not reply:
+            return None
+        version, data, entries = reply
+        return Snapshot(int(version), data, None), list(entries)
 
     @_store_errors
     async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
@@ -229,7 +246,7 @@ class RedisStore:
     # every watcher of this process.
 
     @asynccontextmanager
-    async def watch(self, game_id: str) -> AsyncIterator[asyncio.Queue[bytes]]:
+    async def watch(self, game_id: str) -> AsyncIterator[WatchQueue]:
         channel = keys.channel(game_id)
         queue, first = self._fanout.add(channel)
         try:
