@@ -21,10 +21,19 @@ class WatchQueue(asyncio.Queue[bytes]):
     def __init__(self, maxsize: int = QUEUE_SIZE) -> None:
         super().__init__(maxsize)
         self.skipped = 0
+        self.closed = False
         # Called (synchronously, by the publisher) for every notification that did not fit.
         self.on_overflow: Callable[[], None] | None = None
 
+    def close(self) -> None:
+        """Take no more notifications and let go of those held (the stream is ending)."""
+        self.closed = True
+        while not self.empty():
+            self.get_nowait()
+
     def offer(self, payload: bytes) -> None:
+        if self.closed:
+            return
         if self.full():
             # The oldest stay queued (they come first); the newest are in the store's log.
             self.skipped += 1

@@ -39,6 +39,11 @@ STORE_ERRORS = Counter(
     ["operation"],
 )  # fmt: skip
 WATCH_STREAMS = Gauge("croupier_watch_streams", "WatchGame streams open on this process.")
+WATCH_CUT_OFF = Counter(
+    "croupier_watch_cut_off",
+    "WatchGame streams ended with WATCH_TOO_SLOW: their client stopped reading while moves kept"
+    " coming.",
+)
 REMEMBERED_STATES = Counter(
     "croupier_remembered_states",
     "ApplyMove calls by the state the process remembered of the game: current (the move's read"

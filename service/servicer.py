@@ -397,9 +397,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         skipped, and a gap (a full queue, a notification lost in a failover, the moves before a
         resume) is filled from the store's move log, never jumped over."""
         async with self._store.watch(game_id) as notifications:
-            notifications.on_overflow = lambda: cutoff.overflowed(
-                notifications.qsize() + notifications.skipped
-            )
+            notifications.on_overflow = lambda: cutoff.overflowed(notifications)
             if since is None:
                 game = await self._load(game_id, call)
                 seat = self._seat(game, call, required=False)
@@ -491,14 +489,20 @@ class _Cutoff:
         self._call = call
         self._abort: asyncio.Task[None] | None = None
 
-    def overflowed(self, behind: int) -> None:
+    def overflowed(self, queue: WatchQueue) -> None:
         if not self.writing or self._abort is not None:
             return
-        error = errors.watch_too_slow(behind)
+        error = errors.watch_too_slow(queue.qsize() + queue.skipped)
         self._call.fail(error)
+        metrics.WATCH_CUT_OFF.inc()
+        # The status waits behind the held write until the client reads or goes away: hold
+        # nothing meanwhile.
+        queue.close()
         # From a task of its own: the stream's coroutine is suspended in the write.
         self._abort = asyncio.create_task(self._end(error))
 
     async def _end(self, error: errors.ServiceError) -> None:
-        with contextlib.suppress(grpc.aio.AbortError, grpc.aio.UsageError):
+        # abort raises AbortError once the status is on its way, or fails when the call ended
+        # otherwise first (the client went away, the server is stopping): nothing left to do.
+        with contextlib.suppress(Exception):
             await self._context.abort_with_status(error.to_status())
