@@ -290,7 +290,7 @@ class RedisStore:
         for name in list(pubsub.node_pubsub_mapping):
             node = self._redis.get_node(node_name=name)
             if node is not None:
-                sources[name] = _node_source(pubsub.get_sharded_message, node)
+                sources[name] = _node_source(pubsub, node)
         return sources
 
     def _start_readers(self) -> None:
@@ -348,9 +348,16 @@ class RedisStore:
             await self._subscriber.aclose()
 
 
-def _node_source(get_message: Callable[..., Any], node: Any) -> MessageSource:
+def _node_source(pubsub: Any, node: Any) -> MessageSource:
     def source() -> Awaitable[dict[str, Any] | None]:
-        result: Awaitable[dict[str, Any] | None] = get_message(timeout=1.0, target_node=node)
+        # Once the node's last channel is unsubscribed its connection is gone, and
+        # get_sharded_message would answer None at once, without waiting: the reader would spin
+        # and hold the event loop. Its reader ends instead (_start_readers makes a new one).
+        if node.name not in pubsub.node_pubsub_mapping:
+            raise KeyError(node.name)
+        result: Awaitable[dict[str, Any] | None] = pubsub.get_sharded_message(
+            timeout=1.0, target_node=node
+        )
         return result
 
     return source
