@@ -194,6 +194,7 @@ class RedisStore:
         self._readers: dict[str, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
+        self._subscribing: dict[str, asyncio.Future[None]] = {}
         # redis-py's PubSub opens its connection on the first (un)subscribe: two at once would
         # open two, and the messages of the channels subscribed on the first would go unread.
         self._pubsub_commands = asyncio.Lock()
@@ -248,19 +249,44 @@ class RedisStore:
     @asynccontextmanager
     async def watch(self, game_id: str) -> AsyncIterator[WatchQueue]:
         channel = keys.channel(game_id)
-        queue, first = self._fanout.add(channel)
+        queue, _ = self._fanout.add(channel)
         try:
-            if first:
-                await self._subscribe(channel)
-            else:
-                await self._confirmed[channel].wait()
+            await self._until_subscribed(channel)
             yield queue
         finally:
             if self._fanout.remove(channel, queue):
                 self._confirmed.pop(channel, None)
+                subscribing = self._subscribing.pop(channel, None)
+                if subscribing is not None and not subscribing.done():
+                    subscribing.cancel()
                 with contextlib.suppress(RedisError, RuntimeError, OSError):
                     async with self._pubsub_commands:
                         await self._pubsub.sunsubscribe(channel)
+
+    async def _until_subscribed(self, channel: str) -> None:
+        """Until Redis confirms the channel's subscription (one per channel, shared by its
+        watchers; a failed one is tried again by the next watcher). Fails fast: a store that
+        does not answer a ping meanwhile gives StoreUnavailable at once, not after the 5 s a
+        confirmation may take (a subscription sent on a connection that died unnoticed is
+        never confirmed)."""
+        subscribing = self._subscribing.get(channel)
+        if subscribing is None or (
+            subscribing.done() and (subscribing.cancelled() or subscribing.exception())
+        ):
+            subscribing = asyncio.ensure_future(self._subscribe(channel))
+            self._subscribing[channel] = subscribing
+        if subscribing.done():
+            return
+        probe = asyncio.ensure_future(self.ping())
+        try:
+            both: list[asyncio.Future[Any]] = [subscribing, probe]
+            done, _ = await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+            if subscribing not in done and not probe.result():
+                raise StoreUnavailable("the store does not answer")
+            # Shielded: the subscription is the channel's, not this watcher's.
+            await asyncio.shield(subscribing)
+        finally:
+            probe.cancel()
 
     async def _subscribe(self, channel: str) -> None:
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
@@ -269,8 +295,8 @@ class RedisStore:
                 self._pubsub = self._subscriber.pubsub()
             async with self._pubsub_commands:
                 await self._pubsub.ssubscribe(channel)
-        except RedisError as exc:
-            self._confirmed.pop(channel, None)
+        except (RedisError, RuntimeError, OSError) as exc:
+            # RuntimeError: uvloop's answer to a write on a connection Redis has closed.
             raise StoreUnavailable(type(exc).__name__) from exc
         self._start_readers()
         if self._supervisor is None:
