@@ -64,6 +64,17 @@ export interface ApplyOptions {
   requestId?: string;
 }
 
+export interface WatchOptions {
+  /** Ends the stream when aborted. */
+  signal?: AbortSignal;
+  /**
+   * The etag of the last view received on an earlier stream: the stream then starts with every
+   * move made after it instead of the view now, so a client that reconnects misses nothing.
+   * Resume that way after WATCH_TOO_SLOW (RESOURCE_EXHAUSTED) or UNAVAILABLE.
+   */
+  sinceEtag?: string;
+}
+
 function bearer(credential: string | undefined): Record<string, string> {
   return credential ? { authorization: `Bearer ${credential}` } : {};
 }
@@ -141,11 +152,22 @@ export class Croupier {
     );
   }
 
-  /** The view now, then after every move, until the game is over (or `signal` aborts). */
-  async *watch(name: string, credential?: string, signal?: AbortSignal): AsyncGenerator<WatchGameResponse> {
+  /**
+   * The view now, then after every move, until the game is over (or the signal aborts). The
+   * third argument is an AbortSignal or WatchOptions (with `sinceEtag` to resume).
+   */
+  async *watch(
+    name: string,
+    credential?: string,
+    signalOrOptions?: AbortSignal | WatchOptions,
+  ): AsyncGenerator<WatchGameResponse> {
+    const extra: WatchOptions =
+      signalOrOptions instanceof AbortSignal ? { signal: signalOrOptions } : (signalOrOptions ?? {});
+    const signal = extra.signal;
     const options: CallOptions = { headers: bearer(credential), ...(signal ? { signal } : {}) };
+    const request = { name, sinceEtag: extra.sinceEtag ?? "" };
     try {
-      for await (const message of this.service.watchGame({ name }, options)) {
+      for await (const message of this.service.watchGame(request, options)) {
         yield message;
       }
     } catch (error) {
