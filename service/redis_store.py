@@ -323,7 +323,7 @@ class RedisStore:
         for name, source in self._sources().items():
             task = self._readers.get(name)
             if task is None or task.done():
-                self._readers[name] = asyncio.create_task(self._read(source))
+                self._readers[name] = asyncio.create_task(self._read(name, source))
 
     async def _supervise(self) -> None:
         """Start readers for connections opened when the cluster moved a channel's slot."""
@@ -332,12 +332,13 @@ class RedisStore:
             with contextlib.suppress(RedisError, RuntimeError, OSError):
                 self._start_readers()
 
-    async def _read(self, source: MessageSource) -> None:
+    async def _read(self, name: str, source: MessageSource) -> None:
         while True:
             try:
                 message = await source()
             except (RedisError, OSError) as exc:
-                log.warning("pubsub_error", error=type(exc).__name__)
+                log.warning("pubsub_error", error=type(exc).__name__, detail=str(exc))
+                await self._disconnect(name)
                 await asyncio.sleep(0.5)
                 continue
             except (RuntimeError, KeyError):  # that connection holds no subscription any more
@@ -352,6 +353,20 @@ class RedisStore:
                 self._confirmed[channel].set()
             elif kind == "smessage":
                 self._fanout.publish(channel, message["data"])
+
+    async def _disconnect(self, name: str) -> None:
+        """Close the connection of a reader that failed. redis-py keeps a pub/sub connection
+        that Redis closed (a kill, a restart, a failover) marked as connected, and every read
+        then fails at once, forever; closed, the next read connects again and subscribes
+        again to every channel. What was published meanwhile is lost to this process: its
+        watchers see the gap at the next notification and fill it from the move log."""
+        pubsub = self._pubsub
+        if self.cluster:
+            pubsub = pubsub.node_pubsub_mapping.get(name) if pubsub is not None else None
+        connection = getattr(pubsub, "connection", None)
+        if connection is not None:
+            with contextlib.suppress(RedisError, RuntimeError, OSError):
+                await connection.disconnect()
 
     async def ping(self) -> bool:
         try:

@@ -13,6 +13,8 @@ import urllib.request
 
 import grpc
 import pytest
+import redis
+from redis.cluster import RedisCluster
 
 from croupier.bots import RandomBot
 from croupier.client import Croupier
@@ -333,3 +335,33 @@ def _cut_off_count(metrics_port: int) -> float:
             if line.startswith("croupier_watch_cut_off_total "):
                 return float(line.split()[1])
     return 0.0
+
+
+def test_notifications_lost_with_the_pubsub_connection_are_filled_from_the_log(
+    store_url: str, redis_client: redis.Redis
+) -> None:
+    """Redis drops the server's pub/sub connections (as in a failover) while moves go on: the
+    moves published meanwhile never reach the process. The stream still has every move, in
+    order: the next notification heard shows the gap, filled from the move log (the poll that
+    would also find it is set to 60 s)."""
+    with (
+        LocalServer(store_url, extra_args=("--watch-poll", "60")) as server,
+        Croupier(server.target) as croupier,
+    ):
+        game = create(croupier, "vampire_queen", 3, seed=36)
+        watcher = collect(croupier, game.name, game.seat_credentials[0])
+        players = Players(croupier, game, seed=36)
+        players.play(3)
+        watcher.wait_count(4)
+        if isinstance(redis_client, RedisCluster):
+            redis_client.client_kill_filter(_type="pubsub", target_nodes=RedisCluster.ALL_NODES)
+        else:
+            redis_client.client_kill_filter(_type="pubsub")
+        players.play(5)  # published while the connection is down (for about 0.5 s)
+        for _ in range(100):  # until the stream hears a move again
+            players.play(1)
+            time.sleep(0.1)
+            if int(watcher.received[-1].view.etag) == players.moves + 1:
+                break
+        etags = [int(m.view.etag) for m in watcher.received]
+        assert etags == list(range(1, players.moves + 2)), "a move was lost or repeated"
