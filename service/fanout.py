@@ -1,9 +1,10 @@
 """Local fan-out of a game's notifications to the watchers of one process.
 
-Each watcher gets a bounded queue. A watcher too slow to keep up is never skipped silently:
-when its queue is full the newest notification is not queued, the queue counts it as skipped
-and tells its owner (`on_overflow`), which either catches up from the store's move log or, when
-the client itself is not reading, ends the stream with a reason.
+Each watcher gets a queue, and is never skipped silently. Once QUEUE_SIZE notifications wait in
+it, the queue tells its owner of every further one (`on_overflow`): a stream whose write gRPC
+holds (its client is not reading) is then ended with a reason. A stream merely behind (the
+server is busy) keeps receiving up to QUEUE_LIMIT; what comes beyond is counted as skipped, and
+the stream fills that gap from the store's move log.
 """
 
 from __future__ import annotations
@@ -12,17 +13,21 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Callable
 
-QUEUE_SIZE = 64
+QUEUE_SIZE = 64  # waiting notifications beyond which a stream whose write is held is ended
+# The most a queue holds: notifications are shared by every queue of a game, so each waiting
+# one costs a queue a reference, and a game at most this many distinct payloads.
+QUEUE_LIMIT = 1024
 
 
 class WatchQueue(asyncio.Queue[bytes]):
     """A watcher's pending notifications, and how many did not fit since it last caught up."""
 
-    def __init__(self, maxsize: int = QUEUE_SIZE) -> None:
-        super().__init__(maxsize)
+    def __init__(self) -> None:
+        super().__init__()  # bounded by `offer`
         self.skipped = 0
         self.closed = False
-        # Called (synchronously, by the publisher) for every notification that did not fit.
+        # Called (synchronously, by the publisher) for every notification that comes while
+        # QUEUE_SIZE are waiting.
         self.on_overflow: Callable[[], None] | None = None
 
     def close(self) -> None:
@@ -34,11 +39,13 @@ class WatchQueue(asyncio.Queue[bytes]):
     def offer(self, payload: bytes) -> None:
         if self.closed:
             return
-        if self.full():
+        if self.qsize() >= QUEUE_SIZE and self.on_overflow is not None:
+            self.on_overflow()
+            if self.closed:
+                return
+        if self.qsize() >= QUEUE_LIMIT:
             # The oldest stay queued (they come first); the newest are in the store's log.
             self.skipped += 1
-            if self.on_overflow is not None:
-                self.on_overflow()
             return
         self.put_nowait(payload)
 

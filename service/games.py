@@ -115,13 +115,18 @@ class MoveLogMismatch(Exception):
     """The move log does not replay to the stored state (never expected: a bug or lost data)."""
 
 
+REPLAY_PAUSE_MOVES = 256  # replayed moves between two pauses (a None) of replayed_updates
+
+
 def replayed_updates(
     current: LoadedGame, log: Sequence[bytes], after: int, seat: int | None
-) -> Iterator[WatchGameResponse]:
+) -> Iterator[WatchGameResponse | None]:
     """The WatchGame messages of the moves after version `after`, rebuilt from the move log:
     the game is replayed from its setup (seed, options, seats: the engine is deterministic), and
     each message is the view after the move and the move's events as `seat` may see them, so
-    exactly what the live stream sent for it. Built one at a time, as the stream sends them.
+    exactly what the live stream sent for it. Built one at a time, as the stream sends them,
+    with a None every REPLAY_PAUSE_MOVES replayed moves, where the caller lets other work run
+    (a long game takes about 0.1 s to replay).
 
     Raises MoveLogMismatch when the log does not lead to `current` (checked before the first
     message for its length, after the last for the state, byte for byte)."""
@@ -134,6 +139,8 @@ def replayed_updates(
         logged = LoggedMove.FromString(entry)
         emitted = engine.apply(state, logged.seat, getattr(logged.move, engine.game_id))
         version = index + 2  # version 1 is the new game; each logged move adds one
+        if index % REPLAY_PAUSE_MOVES == REPLAY_PAUSE_MOVES - 1:
+            yield None
         if version <= after:
             continue
         # Only what a view reads besides the state: names and the move count.

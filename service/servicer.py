@@ -406,11 +406,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 game, log = await self._load_with_log(game_id, call)
                 seat = self._seat(game, call, required=False)
                 _check_resumable(since, game)
-                for update in replayed_updates(game, log, since, seat):
+                async for update in _replayed(game, log, since, seat):
                     yield update
             while game.engine.result(game.state) is None:
                 if notifications.skipped:
-                    # The stream fell behind while its client was reading (the server was
+                    # The stream fell far behind while its client was reading (the server was
                     # busy): what did not fit in the queue is in the log.
                     _drain(notifications)
                     behind = True
@@ -432,7 +432,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     current, log = await self._load_with_log(game_id, call)
                     if current.version - game.version > MAX_RESUMED_MOVES:
                         raise errors.watch_too_slow(current.version - game.version)
-                    for update in replayed_updates(current, log, game.version, seat):
+                    async for update in _replayed(current, log, game.version, seat):
                         yield update
                     game = current
 
@@ -467,6 +467,16 @@ def _check_resumable(since: int, game: LoadedGame) -> None:
             game.etag,
             f"{game.version - since} moves ago; a resume replays at most {MAX_RESUMED_MOVES}",
         )
+
+
+async def _replayed(
+    game: LoadedGame, log: list[bytes], after: int, seat: int | None
+) -> AsyncIterator[pb.WatchGameResponse]:
+    for update in replayed_updates(game, log, after, seat):
+        if update is None:
+            await asyncio.sleep(0)  # a long replay lets the other calls run meanwhile
+        else:
+            yield update
 
 
 def _drain(queue: WatchQueue) -> None:
