@@ -386,6 +386,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 cutoff.writing = True
                 yield response
                 cutoff.writing = False
+                if cutoff.error is not None:
+                    # gRPC closes a stream it ended, so this is the web gateway's, whose
+                    # context cannot end it from another task: it ends here.
+                    raise cutoff.error
         finally:
             self._watchers.leave(game_id)
 
@@ -495,14 +499,15 @@ class _Cutoff:
 
     def __init__(self, context: grpc.aio.ServicerContext, call: CallLog) -> None:
         self.writing = False
+        self.error: errors.ServiceError | None = None
         self._context = context
         self._call = call
         self._abort: asyncio.Task[None] | None = None
 
     def overflowed(self, queue: WatchQueue) -> None:
-        if not self.writing or self._abort is not None:
+        if not self.writing or self.error is not None:
             return
-        error = errors.watch_too_slow(queue.qsize() + queue.skipped)
+        self.error = error = errors.watch_too_slow(queue.qsize() + queue.skipped)
         self._call.fail(error)
         metrics.WATCH_CUT_OFF.inc()
         # The status waits behind the held write until the client reads or goes away: hold
