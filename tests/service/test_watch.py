@@ -25,7 +25,7 @@ from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.one_card_pb2 import OneCardOptions
 from engines.registry import GAMES
 from service.embedded_redis import free_port
-from tests.service.helpers import create, play_to_end
+from tests.service.helpers import create
 
 
 class Watcher:
@@ -120,7 +120,9 @@ def test_watchers_on_one_process_see_moves_applied_through_another(
     game = create(client, "vampire_queen", 3, seed=31)
     spectator_watcher = collect(client, game.name, None)
     seat_watcher = collect(client, game.name, game.seat_credentials[0])
-    view, moves = play_to_end([client_b], game, seed=31)
+    players = Players(client_b, game, seed=31)
+    players.play_to_end()
+    view, moves = client_b.get(game.name), players.moves
     spectator = spectator_watcher.join()
     seat0 = seat_watcher.join()
     for stream in (spectator, seat0):
