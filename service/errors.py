@@ -48,6 +48,10 @@ class Reason(StrEnum):
     OVERLOADED = "OVERLOADED"
     INTERNAL = "INTERNAL"
     INVALID_RESPONSE_SIZE = "INVALID_RESPONSE_SIZE"
+    # WatchGame: resuming with since_etag, and a watcher cut off instead of skipped.
+    INVALID_ETAG = "INVALID_ETAG"
+    RESUME_OUT_OF_RANGE = "RESUME_OUT_OF_RANGE"
+    WATCH_TOO_SLOW = "WATCH_TOO_SLOW"
 
 
 @dataclass
@@ -243,4 +247,33 @@ def store_unavailable(detail: str) -> ServiceError:
 def internal() -> ServiceError:
     return ServiceError(
         grpc.StatusCode.INTERNAL, Reason.INTERNAL, "internal error; it has been logged"
+    )
+
+
+def invalid_etag() -> ServiceError:
+    return invalid_argument(
+        Reason.INVALID_ETAG,
+        "since_etag",
+        "since_etag must be an etag this service sent (a view's etag), or empty",
+    )
+
+
+def resume_out_of_range(since_etag: str, current: str, detail: str) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.OUT_OF_RANGE,
+        Reason.RESUME_OUT_OF_RANGE,
+        f"cannot resume from etag {since_etag!r} ({detail}); watch without since_etag for the"
+        " current view",
+        metadata={"current_etag": current},
+    )
+
+
+def watch_too_slow(behind: int) -> ServiceError:
+    # No RetryInfo: the client resumes at once, from the last etag it received (the server
+    # cannot know which of the messages it wrote last reached the client).
+    return ServiceError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        Reason.WATCH_TOO_SLOW,
+        f"this watcher fell {behind} moves behind the game without reading; watch again with"
+        " since_etag set to the etag of the last view received (nothing is lost)",
     )

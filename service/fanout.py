@@ -1,29 +1,67 @@
 """Local fan-out of a game's notifications to the watchers of one process.
 
-Each watcher gets a bounded queue; a watcher too slow to keep up loses the oldest pending
-notifications (each carries the whole game, so its next view is still current).
+Each watcher gets a queue, and is never skipped silently. Once QUEUE_SIZE notifications wait in
+it, the queue tells its owner of every further one (`on_overflow`): a stream whose write gRPC
+holds (its client is not reading) is then ended with a reason. A stream merely behind (the
+server is busy) keeps receiving up to QUEUE_LIMIT; what comes beyond is counted as skipped, and
+the stream fills that gap from the store's move log.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Callable
 
-QUEUE_SIZE = 64
+QUEUE_SIZE = 64  # waiting notifications beyond which a stream whose write is held is ended
+# The most a queue holds: notifications are shared by every queue of a game, so each waiting
+# one costs a queue a reference, and a game at most this many distinct payloads.
+QUEUE_LIMIT = 1024
+
+
+class WatchQueue(asyncio.Queue[bytes]):
+    """A watcher's pending notifications, and how many did not fit since it last caught up."""
+
+    def __init__(self) -> None:
+        super().__init__()  # bounded by `offer`
+        self.skipped = 0
+        self.closed = False
+        # Called (synchronously, by the publisher) for every notification that comes while
+        # QUEUE_SIZE are waiting.
+        self.on_overflow: Callable[[], None] | None = None
+
+    def close(self) -> None:
+        """Take no more notifications and let go of those held (the stream is ending)."""
+        self.closed = True
+        while not self.empty():
+            self.get_nowait()
+
+    def offer(self, payload: bytes) -> None:
+        if self.closed:
+            return
+        if self.qsize() >= QUEUE_SIZE and self.on_overflow is not None:
+            self.on_overflow()
+            if self.closed:
+                return
+        if self.qsize() >= QUEUE_LIMIT:
+            # The oldest stay queued (they come first); the newest are in the store's log.
+            self.skipped += 1
+            return
+        self.put_nowait(payload)
 
 
 class Fanout:
     def __init__(self) -> None:
-        self._queues: defaultdict[str, set[asyncio.Queue[bytes]]] = defaultdict(set)
+        self._queues: defaultdict[str, set[WatchQueue]] = defaultdict(set)
 
-    def add(self, channel: str) -> tuple[asyncio.Queue[bytes], bool]:
+    def add(self, channel: str) -> tuple[WatchQueue, bool]:
         """A new queue for `channel`, and whether it is the channel's first."""
-        queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_SIZE)
+        queue = WatchQueue()
         first = channel not in self._queues
         self._queues[channel].add(queue)
         return queue, first
 
-    def remove(self, channel: str, queue: asyncio.Queue[bytes]) -> bool:
+    def remove(self, channel: str, queue: WatchQueue) -> bool:
         """Drop a queue; whether the channel has no queue left."""
         queues = self._queues.get(channel)
         if queues is None:
@@ -35,7 +73,6 @@ class Fanout:
         return True
 
     def publish(self, channel: str, payload: bytes) -> None:
-        for queue in self._queues.get(channel, ()):
-            if queue.full():
-                queue.get_nowait()
-            queue.put_nowait(payload)
+        # A copy: an overflow callback may end a stream, which removes its queue.
+        for queue in list(self._queues.get(channel, ())):
+            queue.offer(payload)

@@ -1,17 +1,16 @@
 """An in-process store with the same behaviour as the Redis store, for a single server process
-started without Redis. It keeps no move log (only Redis keeps one, for replays); expiry is
-checked lazily when a game is read."""
+started without Redis. Like Redis it keeps each game's move log (WatchGame resumes from it);
+expiry is checked lazily when a game is read."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from service import keys
-from service.fanout import Fanout
+from service.fanout import Fanout, WatchQueue
 from service.store import WRITTEN, Commit, CommitResult, Snapshot
 
 
@@ -20,6 +19,7 @@ class _Game:
     version: int
     data: bytes
     expires_at: float
+    log: list[bytes] = field(default_factory=list)  # serialized LoggedMove, oldest first
 
 
 class MemoryStore:
@@ -66,6 +66,7 @@ class MemoryStore:
             return CommitResult(False, Snapshot(game.version, game.data, kept))
         game.version += 1
         game.data = commit.data
+        game.log.append(commit.log_entry)
         game.expires_at = time.monotonic() + commit.ttl_seconds
         if key is not None and commit.record is not None:
             self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
@@ -83,8 +84,14 @@ class MemoryStore:
         self._records[key] = (record, time.monotonic() + ttl_seconds)
         return record
 
+    async def load_with_log(self, game_id: str) -> tuple[Snapshot, list[bytes]] | None:
+        game = self._game(game_id)
+        if game is None:
+            return None
+        return Snapshot(game.version, game.data, None), list(game.log)
+
     @asynccontextmanager
-    async def watch(self, game_id: str) -> AsyncIterator[asyncio.Queue[bytes]]:
+    async def watch(self, game_id: str) -> AsyncIterator[WatchQueue]:
         channel = keys.channel(game_id)
         queue, _ = self._fanout.add(channel)
         try:

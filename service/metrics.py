@@ -4,7 +4,6 @@ watch streams, and what moves found of their game's remembered state."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import time
@@ -20,6 +19,7 @@ from prometheus_client import (
     start_http_server,
 )
 
+from service.fanout import WatchQueue
 from service.store import Commit, CommitResult, Snapshot, Store, StoreUnavailable
 
 # No `<name>_created` series beside each counter and histogram: one more series per label set
@@ -52,6 +52,11 @@ STORE_ERRORS = Counter(
     ["operation"],
 )  # fmt: skip
 WATCH_STREAMS = Gauge("croupier_watch_streams", "WatchGame streams open on this process.")
+WATCH_CUT_OFF = Counter(
+    "croupier_watch_cut_off",
+    "WatchGame streams ended with WATCH_TOO_SLOW: their client stopped reading while moves kept"
+    " coming.",
+)
 REMEMBERED_STATES = Counter(
     "croupier_remembered_states",
     "ApplyMove calls by the state the process remembered of the game: current (the move's read"
@@ -168,11 +173,17 @@ class MeasuredStore:
         )
         return kept
 
-    def watch(self, game_id: str) -> AbstractAsyncContextManager[asyncio.Queue[bytes]]:
+    async def load_with_log(self, game_id: str) -> tuple[Snapshot, list[bytes]] | None:
+        result: tuple[Snapshot, list[bytes]] | None = await self._timed(
+            "load_with_log", self._store.load_with_log(game_id)
+        )
+        return result
+
+    def watch(self, game_id: str) -> AbstractAsyncContextManager[WatchQueue]:
         return self._watch(game_id)
 
     @asynccontextmanager
-    async def _watch(self, game_id: str) -> AsyncIterator[asyncio.Queue[bytes]]:
+    async def _watch(self, game_id: str) -> AsyncIterator[WatchQueue]:
         async with contextlib.AsyncExitStack() as stack:
             try:
                 queue = await stack.enter_async_context(self._store.watch(game_id))

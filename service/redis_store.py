@@ -32,7 +32,7 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from service import keys
-from service.fanout import Fanout
+from service.fanout import Fanout, WatchQueue
 from service.resp import RespClient
 from service.store import WRITTEN, Commit, CommitResult, Snapshot, StoreUnavailable
 
@@ -113,6 +113,14 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
+# KEYS: game hash, log list. The game and its whole move log as one atomic read: {version,
+# state, log} (false when absent), so the log never holds a move the state does not.
+LOAD_WITH_LOG_SCRIPT = """
+local game = redis.call('HMGET', KEYS[1], 'v', 's')
+if not game[1] or not game[2] then return false end
+return {game[1], game[2], redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -180,11 +188,13 @@ class RedisStore:
         self._token_prefix = secrets.token_hex(8)
         self._token_numbers = itertools.count()
         self._create = self._redis.register_script(CREATE_SCRIPT)
+        self._load_with_log = self._redis.register_script(LOAD_WITH_LOG_SCRIPT)
         self._fanout = Fanout()
         self._pubsub: Any = None
         self._readers: dict[str, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
+        self._subscribing: dict[str, asyncio.Future[None]] = {}
         # redis-py's PubSub opens its connection on the first (un)subscribe: two at once would
         # open two, and the messages of the channels subscribed on the first would go unread.
         self._pubsub_commands = asyncio.Lock()
@@ -202,6 +212,14 @@ class RedisStore:
         if version is None or data is None:
             return None
         return Snapshot(int(version), data, record)
+
+    @_store_errors
+    async def load_with_log(self, game_id: str) -> tuple[Snapshot, list[bytes]] | None:
+        reply = await self._load_with_log(keys=[keys.game(game_id), keys.log(game_id)], args=[])
+        if not reply:
+            return None
+        version, data, entries = reply
+        return Snapshot(int(version), data, None), list(entries)
 
     @_store_errors
     async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
@@ -229,21 +247,46 @@ class RedisStore:
     # every watcher of this process.
 
     @asynccontextmanager
-    async def watch(self, game_id: str) -> AsyncIterator[asyncio.Queue[bytes]]:
+    async def watch(self, game_id: str) -> AsyncIterator[WatchQueue]:
         channel = keys.channel(game_id)
-        queue, first = self._fanout.add(channel)
+        queue, _ = self._fanout.add(channel)
         try:
-            if first:
-                await self._subscribe(channel)
-            else:
-                await self._confirmed[channel].wait()
+            await self._until_subscribed(channel)
             yield queue
         finally:
             if self._fanout.remove(channel, queue):
                 self._confirmed.pop(channel, None)
+                subscribing = self._subscribing.pop(channel, None)
+                if subscribing is not None and not subscribing.done():
+                    subscribing.cancel()
                 with contextlib.suppress(RedisError, RuntimeError, OSError):
                     async with self._pubsub_commands:
                         await self._pubsub.sunsubscribe(channel)
+
+    async def _until_subscribed(self, channel: str) -> None:
+        """Until Redis confirms the channel's subscription (one per channel, shared by its
+        watchers; a failed one is tried again by the next watcher). Fails fast: a store that
+        does not answer a ping meanwhile gives StoreUnavailable at once, not after the 5 s a
+        confirmation may take (a subscription sent on a connection that died unnoticed is
+        never confirmed)."""
+        subscribing = self._subscribing.get(channel)
+        if subscribing is None or (
+            subscribing.done() and (subscribing.cancelled() or subscribing.exception())
+        ):
+            subscribing = asyncio.ensure_future(self._subscribe(channel))
+            self._subscribing[channel] = subscribing
+        if subscribing.done():
+            return
+        probe = asyncio.ensure_future(self.ping())
+        try:
+            both: list[asyncio.Future[Any]] = [subscribing, probe]
+            done, _ = await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+            if subscribing not in done and not probe.result():
+                raise StoreUnavailable("the store does not answer")
+            # Shielded: the subscription is the channel's, not this watcher's.
+            await asyncio.shield(subscribing)
+        finally:
+            probe.cancel()
 
     async def _subscribe(self, channel: str) -> None:
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
@@ -252,8 +295,8 @@ class RedisStore:
                 self._pubsub = self._subscriber.pubsub()
             async with self._pubsub_commands:
                 await self._pubsub.ssubscribe(channel)
-        except RedisError as exc:
-            self._confirmed.pop(channel, None)
+        except (RedisError, RuntimeError, OSError) as exc:
+            # RuntimeError: uvloop's answer to a write on a connection Redis has closed.
             raise StoreUnavailable(type(exc).__name__) from exc
         self._start_readers()
         if self._supervisor is None:
@@ -273,14 +316,14 @@ class RedisStore:
         for name in list(pubsub.node_pubsub_mapping):
             node = self._redis.get_node(node_name=name)
             if node is not None:
-                sources[name] = _node_source(pubsub.get_sharded_message, node)
+                sources[name] = _node_source(pubsub, node)
         return sources
 
     def _start_readers(self) -> None:
         for name, source in self._sources().items():
             task = self._readers.get(name)
             if task is None or task.done():
-                self._readers[name] = asyncio.create_task(self._read(source))
+                self._readers[name] = asyncio.create_task(self._read(name, source))
 
     async def _supervise(self) -> None:
         """Start readers for connections opened when the cluster moved a channel's slot."""
@@ -289,12 +332,13 @@ class RedisStore:
             with contextlib.suppress(RedisError, RuntimeError, OSError):
                 self._start_readers()
 
-    async def _read(self, source: MessageSource) -> None:
+    async def _read(self, name: str, source: MessageSource) -> None:
         while True:
             try:
                 message = await source()
             except (RedisError, OSError) as exc:
-                log.warning("pubsub_error", error=type(exc).__name__)
+                log.warning("pubsub_error", error=type(exc).__name__, detail=str(exc))
+                await self._disconnect(name)
                 await asyncio.sleep(0.5)
                 continue
             except (RuntimeError, KeyError):  # that connection holds no subscription any more
@@ -309,6 +353,20 @@ class RedisStore:
                 self._confirmed[channel].set()
             elif kind == "smessage":
                 self._fanout.publish(channel, message["data"])
+
+    async def _disconnect(self, name: str) -> None:
+        """Close the connection of a reader that failed. redis-py keeps a pub/sub connection
+        that Redis closed (a kill, a restart, a failover) marked as connected, and every read
+        then fails at once, forever; closed, the next read connects again and subscribes
+        again to every channel. What was published meanwhile is lost to this process: its
+        watchers see the gap at the next notification and fill it from the move log."""
+        pubsub = self._pubsub
+        if self.cluster:
+            pubsub = pubsub.node_pubsub_mapping.get(name) if pubsub is not None else None
+        connection = getattr(pubsub, "connection", None)
+        if connection is not None:
+            with contextlib.suppress(RedisError, RuntimeError, OSError):
+                await connection.disconnect()
 
     async def ping(self) -> bool:
         try:
@@ -331,9 +389,16 @@ class RedisStore:
             await self._subscriber.aclose()
 
 
-def _node_source(get_message: Callable[..., Any], node: Any) -> MessageSource:
+def _node_source(pubsub: Any, node: Any) -> MessageSource:
     def source() -> Awaitable[dict[str, Any] | None]:
-        result: Awaitable[dict[str, Any] | None] = get_message(timeout=1.0, target_node=node)
+        # Once the node's last channel is unsubscribed its connection is gone, and
+        # get_sharded_message would answer None at once, without waiting: the reader would spin
+        # and hold the event loop. Its reader ends instead (_start_readers makes a new one).
+        if node.name not in pubsub.node_pubsub_mapping:
+            raise KeyError(node.name)
+        result: Awaitable[dict[str, Any] | None] = pubsub.get_sharded_message(
+            timeout=1.0, target_node=node
+        )
         return result
 
     return source

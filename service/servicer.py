@@ -4,6 +4,7 @@ loop of a move, and the watch streams. Rules live in the engines; storage in the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import re
 import secrets
@@ -21,12 +22,14 @@ from engines.registry import GAMES
 from service import auth, errors, metrics, overload
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
+from service.fanout import WatchQueue
 from service.games import (
     LoadedGame,
     RecentNotifications,
     etag_of,
     game_name,
     notification_head,
+    replayed_updates,
 )
 from service.limits import RateLimiter, WatcherCount, peer_address
 from service.recent_states import RecentStates
@@ -38,6 +41,9 @@ _ID = re.compile(r"[0-9a-f]{24}")
 # a retry id cannot be guessed by another caller; matched whole, either case, kept as sent.
 _REQUEST_ID = re.compile(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 MAX_DISPLAY_NAME = 64
+# The most moves a watch stream replays from the log (a resume, or a stream catching up): it
+# bounds the work one call can ask for; a client further behind starts from the current view.
+MAX_RESUMED_MOVES = 4096
 
 
 def _game_id(name: str) -> str:
@@ -411,40 +417,152 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> AsyncIterator[pb.WatchGameResponse]:
         call.game = game_id = _game_id(request.name)
+        since = _since_version(request.since_etag)
         if not self._watchers.enter(game_id):
             raise errors.resource_exhausted(
                 errors.Reason.WATCHER_LIMIT,
                 f"this game has {self._settings.max_watchers_per_game} watch streams on this"
                 " server already",
             )
+        cutoff = _Cutoff(context, call)
         try:
-            async for response in self._watch(game_id, context, call):
+            async for response in self._watch(game_id, since, cutoff, call):
+                # While the client does not read, gRPC's flow control holds this write.
+                cutoff.writing = True
                 yield response
+                cutoff.writing = False
+                if cutoff.error is not None:
+                    # gRPC closes a stream it ended, so this is the web gateway's, whose
+                    # context cannot end it from another task: it ends here.
+                    raise cutoff.error
         finally:
             self._watchers.leave(game_id)
 
     async def _watch(
-        self, game_id: str, context: grpc.aio.ServicerContext, call: CallLog
+        self, game_id: str, since: int | None, cutoff: _Cutoff, call: CallLog
     ) -> AsyncIterator[pb.WatchGameResponse]:
+        """Subscribe first, then read: a move is either in what was read or notified after it.
+        Every move is sent once, in order: a notification of a version already sent is
+        skipped, and a gap (a full queue, a notification lost in a failover, the moves before a
+        resume) is filled from the store's move log, never jumped over."""
         async with self._store.watch(game_id) as notifications:
-            game = await self._load(game_id, call)
-            seat = self._seat(game, call, required=False)
-            yield pb.WatchGameResponse(view=game.view(seat))
-            engine = game.engine
-            while engine.result(game.state) is None:
-                try:
-                    payload = await asyncio.wait_for(
-                        notifications.get(), self._settings.watch_poll_seconds
-                    )
-                except TimeoutError:
-                    # A notification can be lost (a failover, a full queue): read the game.
-                    fresh = await self._load(game_id, call)
-                    if fresh.version > game.version:
-                        game = fresh
-                        yield pb.WatchGameResponse(view=game.view(seat))
-                    continue
-                published = self._notifications.decode(game_id, payload)
-                if published.game.version <= game.version:
-                    continue
-                game = published.game
-                yield published.update_for(seat)
+            notifications.on_overflow = lambda: cutoff.overflowed(notifications)
+            if since is None:
+                game = await self._load(game_id, call)
+                seat = self._seat(game, call, required=False)
+                yield pb.WatchGameResponse(view=game.view(seat))
+            else:
+                game, log = await self._load_with_log(game_id, call)
+                seat = self._seat(game, call, required=False)
+                _check_resumable(since, game)
+                async for update in _replayed(game, log, since, seat):
+                    yield update
+            while game.engine.result(game.state) is None:
+                if notifications.skipped:
+                    # The stream fell far behind while its client was reading (the server was
+                    # busy): what did not fit in the queue is in the log.
+                    _drain(notifications)
+                    behind = True
+                else:
+                    try:
+                        payload = await asyncio.wait_for(
+                            notifications.get(), self._settings.watch_poll_seconds
+                        )
+                    except TimeoutError:
+                        # A notification can be lost (a failover, a pub/sub reconnection).
+                        behind = (await self._read(game_id)).version > game.version
+                    else:
+                        published = self._notifications.decode(game_id, payload)
+                        if published.game.version == game.version + 1:
+                            game = published.game
+                            yield published.update_for(seat)
+                        behind = published.game.version > game.version
+                if behind:
+                    current, log = await self._load_with_log(game_id, call)
+                    if current.version - game.version > MAX_RESUMED_MOVES:
+                        raise errors.watch_too_slow(current.version - game.version)
+                    async for update in _replayed(current, log, game.version, seat):
+                        yield update
+                    game = current
+
+    async def _load_with_log(self, game_id: str, call: CallLog) -> tuple[LoadedGame, list[bytes]]:
+        found = await self._store.load_with_log(game_id)
+        if found is None:
+            self._states.forget(game_id)
+            raise errors.game_not_found(game_name(game_id))
+        return self._decode(game_id, found[0], call), found[1]
+
+
+def _since_version(since_etag: str) -> int | None:
+    """The version of a WatchGame's since_etag (None: none given)."""
+    if not since_etag:
+        return None
+    if not since_etag.isascii() or not since_etag.isdigit() or len(since_etag) > 18:
+        raise errors.invalid_etag()
+    version = int(since_etag)
+    if version < 1:
+        raise errors.invalid_etag()
+    return version
+
+
+def _check_resumable(since: int, game: LoadedGame) -> None:
+    if since > game.version:
+        raise errors.resume_out_of_range(
+            etag_of(since), game.etag, "this game has not reached that etag"
+        )
+    if game.version - since > MAX_RESUMED_MOVES:
+        raise errors.resume_out_of_range(
+            etag_of(since),
+            game.etag,
+            f"{game.version - since} moves ago; a resume replays at most {MAX_RESUMED_MOVES}",
+        )
+
+
+async def _replayed(
+    game: LoadedGame, log: list[bytes], after: int, seat: int | None
+) -> AsyncIterator[pb.WatchGameResponse]:
+    for update in replayed_updates(game, log, after, seat):
+        if update is None:
+            await asyncio.sleep(0)  # a long replay lets the other calls run meanwhile
+        else:
+            yield update
+
+
+def _drain(queue: WatchQueue) -> None:
+    """Forget what a queue holds (the log has it all) and start counting again."""
+    while not queue.empty():
+        queue.get_nowait()
+    queue.skipped = 0
+
+
+class _Cutoff:
+    """Ends a stream whose client does not read. A write that gRPC's flow control holds
+    (the client's window is full) while moves keep coming fills the stream's queue; the next
+    move that does not fit ends the stream with RESOURCE_EXHAUSTED (WATCH_TOO_SLOW), sent after
+    everything already written, so the client learns it and resumes with since_etag. A stream
+    that is merely behind (not waiting on a write) catches up from the log instead."""
+
+    def __init__(self, context: grpc.aio.ServicerContext, call: CallLog) -> None:
+        self.writing = False
+        self.error: errors.ServiceError | None = None
+        self._context = context
+        self._call = call
+        self._abort: asyncio.Task[None] | None = None
+
+    def overflowed(self, queue: WatchQueue) -> None:
+        if not self.writing or self.error is not None:
+            return
+        self.error = error = errors.watch_too_slow(queue.qsize() + queue.skipped)
+        self._call.fail(error)
+        metrics.WATCH_CUT_OFF.inc()
+        # The status waits behind the held write until the client reads or goes away: hold
+        # nothing meanwhile.
+        queue.close()
+        # From a task of its own: the stream's coroutine is suspended in the write.
+        self._abort = asyncio.create_task(self._end(error))
+
+    async def _end(self, error: errors.ServiceError) -> None:
+        # abort raises AbortError once the status is on its way, or fails when the call ended
+        # otherwise first (the client went away, the server is stopping): nothing left to do.
+        with contextlib.suppress(Exception):
+            await self._context.abort_with_status(error.to_status())

@@ -7,10 +7,11 @@ Implementations: `service.redis_store.RedisStore` (production, any number of rep
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
+
+from service.fanout import WatchQueue
 
 
 class StoreUnavailable(Exception):
@@ -79,9 +80,14 @@ class Store(Protocol):
     async def put_create_record(self, request_id: str, record: bytes, ttl_seconds: int) -> bytes:
         """Keep `record` unless one exists; return the record that is kept."""
 
-    def watch(self, game_id: str) -> AbstractAsyncContextManager[asyncio.Queue[bytes]]:
+    async def load_with_log(self, game_id: str) -> tuple[Snapshot, list[bytes]] | None:
+        """The game and its whole move log (serialized LoggedMove messages, oldest first), read
+        together in one round trip; None if absent."""
+
+    def watch(self, game_id: str) -> AbstractAsyncContextManager[WatchQueue]:
         """Subscribe to the game's notifications: a queue of serialized MoveNotification
-        messages (the oldest are dropped when a slow watcher lets it fill up)."""
+        messages, ready once the subscription is in place (a notification that does not fit is
+        counted as skipped, never dropped silently; see service.fanout)."""
 
     async def ping(self) -> bool:
         """Whether the store answers."""

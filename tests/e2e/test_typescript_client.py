@@ -61,6 +61,12 @@ def test_typescript_client_plays_a_complete_game(
     assert summary["watchViewerSeat"] == watch_seat
     assert summary["watchSawResult"], "the watch ended without the final result"
     assert summary["watchFinalMoveCount"] == moves
+    assert counts == list(range(moves + 1)), "the watch missed a move"
+
+    # A resume from the middle (sinceEtag): every later move again, the same messages.
+    middle = summary["resumedFromMoveCount"]
+    assert summary["resumedMoveCounts"] == list(range(middle + 1, moves + 1))
+    assert summary["resumedSameAsLive"]
 
     # A move after the end is refused, with the reason and the rule.
     code, reason, *rule = summary["refusalAfterEnd"].split()

@@ -268,6 +268,88 @@ def test_redis_outage_fails_fast_and_recovers_with_every_acknowledged_move() -> 
     record("fault_redis_outage", **figures)
 
 
+WATCH_FAIL_DEADLINE = 1.0  # a new WatchGame during an outage must fail before this deadline
+
+
+def test_watch_fails_fast_in_an_outage_and_works_as_soon_as_health_says_serving() -> None:
+    """WatchGame while Redis is down: UNAVAILABLE (STORE_UNAVAILABLE) under a 1 s deadline,
+    whether its game's channel is held by a stream that outlives the outage, was subscribed
+    before, or never was. After Redis is back: a WatchGame opened the moment health says
+    SERVING has its first view on the first try, and every stream (the one that lived through
+    the outage too) gets the next move through pub/sub: the poll that would also find it is
+    set to 60 s. Single Redis only: the test stops and restarts one redis-server on its port
+    and folder; the subscription code it exercises is the same for a cluster."""
+    with PersistentRedis() as store, servers(store.url, 1, "--watch-poll", "60") as (server,):
+
+        async def run() -> dict[str, object]:
+            api = AsyncApi(server.target, timeout=10)
+            try:
+                return await _watch_through_outage(api, store, server.target)
+            finally:
+                await api.close()
+
+        figures = asyncio.run(run())
+        assert alive(server)
+    record("fault_watch_outage", **figures)
+
+
+async def _watch_through_outage(
+    api: AsyncApi, store: PersistentRedis, target: str
+) -> dict[str, object]:
+    games = {kind: await api.create("trinity", 3, seed=n) for n, kind in enumerate(WATCHED)}
+    survivor = api.stub.WatchGame(pb.WatchGameRequest(name=games["held"].name))
+    assert (await survivor.read()).view.etag == "1"
+    before = api.stub.WatchGame(pb.WatchGameRequest(name=games["before"].name))
+    assert (await before.read()).view.etag == "1"
+    before.cancel()
+    await asyncio.to_thread(store.kill)
+    await asyncio.to_thread(wait_health, target, NOT_SERVING, 10)
+    failures: dict[str, float] = {}
+    for kind, game in games.items():
+        started = time.monotonic()
+        call = api.stub.WatchGame(pb.WatchGameRequest(name=game.name), timeout=WATCH_FAIL_DEADLINE)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await call.read()
+        failures[kind] = time.monotonic() - started
+        error = CroupierError.from_rpc_error(refused.value)
+        assert (error.code, error.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE"), (
+            kind,
+            error,
+        )
+    await asyncio.to_thread(store.restart)
+    to_serving = await asyncio.to_thread(wait_health, target, SERVING, 15)
+    opened = time.monotonic()
+    streams = {}
+    for kind, game in games.items():
+        streams[kind] = api.stub.WatchGame(pb.WatchGameRequest(name=game.name), timeout=60)
+        first = await streams[kind].read()  # an error here fails the test: no second try
+        assert isinstance(first, pb.WatchGameResponse) and first.view.etag == "1", kind
+    first_views = time.monotonic() - opened
+    streams["survivor"] = survivor
+    for game in games.values():
+        seat = (await api.get(game.name)).active_seats[0]
+        move = (await api.legal_moves(game.name, game.seat_credentials[seat]))[0]
+        await api.apply(game.name, game.seat_credentials[seat], move)
+    for kind, stream in streams.items():
+        async with asyncio.timeout(30):  # the poll would take 60 s
+            message = await stream.read()
+        assert isinstance(message, pb.WatchGameResponse) and message.view.etag == "2", kind
+        stream.cancel()
+    moved = time.monotonic() - opened
+    return {
+        "watch_deadline_during_outage_ms": WATCH_FAIL_DEADLINE * 1000,
+        "max_watch_failure_during_outage_ms": round(max(failures.values()) * 1000, 1),
+        "seconds_to_serving_after_restart": round(to_serving, 2),
+        "watch_first_try_ok_after_serving": len(games),
+        "seconds_to_first_views_after_serving": round(first_views, 2),
+        "seconds_to_next_move_on_every_stream": round(moved, 2),
+    }
+
+
+# The games of the outage test, by what their channel went through before the outage.
+WATCHED = ("held", "before", "never")
+
+
 def test_server_killed_mid_load_corrupts_no_game() -> None:
     with EmbeddedRedis() as store, servers(store.url, 2) as processes:
         victim, survivor = processes

@@ -115,3 +115,26 @@ def test_a_commit_to_a_game_that_is_gone_says_so(store_factory: Callable[[], Sto
         assert (result.written, result.too_late, result.current) == (False, False, None)
 
     run(store_factory, scenario)
+
+
+def test_the_game_and_its_move_log_are_read_together(store_factory: Callable[[], Store]) -> None:
+    """What WatchGame resumes from, the same from both stores: the log holds the written moves
+    only, oldest first, and starts again with a new game under the same id."""
+
+    async def scenario(store: Store) -> None:
+        assert await store.load_with_log(GAME) == (Snapshot(1, b"state 1", None), [])
+        for version in (1, 2, 3):
+            entry = replace(
+                move(version, b"state %d" % (version + 1)), log_entry=b"move %d" % version
+            )
+            assert (await store.commit(entry)).written
+        assert not (await store.commit(replace(move(1, b"stale"), log_entry=b"stale"))).written
+        assert await store.load_with_log(GAME) == (
+            Snapshot(4, b"state 4", None),
+            [b"move 1", b"move 2", b"move 3"],
+        )
+        assert await store.load_with_log("f" * 24) is None
+        await store.create(GAME, b"new state 1", ttl_seconds=60)
+        assert await store.load_with_log(GAME) == (Snapshot(1, b"new state 1", None), [])
+
+    run(store_factory, scenario)

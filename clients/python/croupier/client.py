@@ -135,11 +135,15 @@ class Croupier:
         return response
 
     def watch(
-        self, name: str, credential: str | None = None
+        self, name: str, credential: str | None = None, *, since_etag: str = ""
     ) -> Generator[pb.WatchGameResponse, None, None]:
-        """The view now, then after every move, until the game ends (no deadline)."""
+        """The view now, then after every move, until the game ends (no deadline).
+
+        `since_etag`: the etag of the last view received on an earlier stream; the stream then
+        starts with every move made after it instead of the view now, so nothing is missed.
+        Resume that way after a CroupierError with reason WATCH_TOO_SLOW or UNAVAILABLE."""
         stream: Any = self._stub.WatchGame(
-            pb.WatchGameRequest(name=name), metadata=_metadata(credential)
+            pb.WatchGameRequest(name=name, since_etag=since_etag), metadata=_metadata(credential)
         )
         try:
             yield from stream

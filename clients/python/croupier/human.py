@@ -70,7 +70,16 @@ class _Watch:
         """Read up to the view after move `move_count`; the lines of the events seen."""
         lines: list[str] = []
         while self.view.move_count < move_count:
-            response = next(self._stream, None)
+            try:
+                response = next(self._stream, None)
+            except CroupierError as error:
+                if error.reason != "WATCH_TOO_SLOW":
+                    raise
+                # The person took long enough for the server to end the stream: resume it.
+                self._stream = self._croupier.watch(
+                    self._name, self._credential, since_etag=self.view.etag
+                )
+                continue
             if response is None:  # the stream ended with the game: read the final view
                 self.view = self._croupier.get(self._name, self._credential)
                 break

@@ -10,7 +10,15 @@
 // so the same seed plays the same game.
 
 import { parseArgs } from "node:util";
-import { CroupierError, gameOptions, type GameView, type Move, type WatchGameResponse } from "../src/index.js";
+import { equals } from "@bufbuild/protobuf";
+import {
+  CroupierError,
+  gameOptions,
+  type GameView,
+  type Move,
+  type WatchGameResponse,
+  WatchGameResponseSchema,
+} from "../src/index.js";
 import { choose, clientFor, generator } from "./cli.js";
 
 async function main(): Promise<void> {
@@ -101,6 +109,18 @@ async function main(): Promise<void> {
     await watching;
     clearTimeout(timer);
 
+    // Resume from a view in the middle, as a client that lost its stream there would: every
+    // move after it comes again, the same messages, and the stream ends with the game.
+    const middle = watched[Math.floor(watched.length / 2)]?.view?.etag ?? "";
+    const resumed: WatchGameResponse[] = [];
+    for await (const message of croupier.watch(created.name, watcherCredential, { sinceEtag: middle })) {
+      resumed.push(message);
+    }
+    const resumedSame = resumed.every((message) => {
+      const original = watched.find((m) => m.view?.etag === message.view?.etag);
+      return original !== undefined && equals(WatchGameResponseSchema, original, message);
+    });
+
     const last = watched[watched.length - 1]?.view;
     const spectator = await croupier.get(created.name);
     console.log(
@@ -121,6 +141,9 @@ async function main(): Promise<void> {
         watchSawResult: last?.result !== undefined,
         watchFinalMoveCount: Number(last?.moveCount ?? -1),
         refusalAfterEnd: refusals[0] ?? null,
+        resumedFromMoveCount: Number(watched[Math.floor(watched.length / 2)]?.view?.moveCount ?? -1),
+        resumedMoveCounts: resumed.map((m) => Number(m.view?.moveCount ?? -1)),
+        resumedSameAsLive: resumedSame,
       }),
     );
   } finally {

@@ -71,6 +71,17 @@ export interface ApplyOptions {
   requestId?: string;
 }
 
+export interface WatchOptions {
+  /** Ends the stream when aborted. */
+  signal?: AbortSignal;
+  /**
+   * The etag of the last view received on an earlier stream: the stream then starts with every
+   * move made after it instead of the view now, so a client that reconnects misses nothing.
+   * Resume that way after WATCH_TOO_SLOW (RESOURCE_EXHAUSTED) or UNAVAILABLE.
+   */
+  sinceEtag?: string;
+}
+
 function bearer(credential: string | undefined): Record<string, string> {
   return credential ? { authorization: `Bearer ${credential}` } : {};
 }
@@ -148,12 +159,23 @@ export class Croupier {
     );
   }
 
-  /** The view now, then after every move, until the game is over (or `signal` aborts).
-   * Opening the stream is retried like a call; once a message has come, an error ends it. */
-  async *watch(name: string, credential?: string, signal?: AbortSignal): AsyncGenerator<WatchGameResponse> {
+  /**
+   * The view now, then after every move, until the game is over (or the signal aborts). The
+   * third argument is an AbortSignal or WatchOptions (with `sinceEtag` to resume). Opening the
+   * stream is retried like a call; once a message has come, an error ends it.
+   */
+  async *watch(
+    name: string,
+    credential?: string,
+    signalOrOptions?: AbortSignal | WatchOptions,
+  ): AsyncGenerator<WatchGameResponse> {
+    const extra: WatchOptions =
+      signalOrOptions instanceof AbortSignal ? { signal: signalOrOptions } : (signalOrOptions ?? {});
+    const signal = extra.signal;
     const options: CallOptions = { headers: bearer(credential), ...(signal ? { signal } : {}) };
+    const request = { name, sinceEtag: extra.sinceEtag ?? "" };
     const open = async (): Promise<[AsyncIterator<WatchGameResponse>, IteratorResult<WatchGameResponse>]> => {
-      const stream = this.service.watchGame({ name }, options)[Symbol.asyncIterator]();
+      const stream = this.service.watchGame(request, options)[Symbol.asyncIterator]();
       return [stream, await stream.next()];
     };
     const [stream, first] = await withRetry(open, this.retry, signal);

@@ -317,16 +317,25 @@ class WatchGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
+    SINCE_ETAG_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game's resource name, `games/{id}`."""
+    since_etag: _builtins.str
+    """Optional: the etag of the last view this client received. The stream then starts with one
+    message per move made after it (each the view after that move and its events, exactly as
+    the live stream sent them) instead of the current view, and goes on live. An etag this
+    game never had, or more moves back than the server replays, gives OUT_OF_RANGE
+    (RESUME_OUT_OF_RANGE); a value that is not an etag gives INVALID_ARGUMENT (INVALID_ETAG).
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
+        since_etag: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "since_etag", b"since_etag"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
