@@ -15,13 +15,9 @@ import pytest
 
 from engines.core.errors import IllegalMove, MalformedMove
 from engines.registry import AnyEngine
+from tests.engines.helpers import encode
 
 MAX_MOVES = 20_000
-
-
-def encode(state: Any) -> bytes:
-    data: bytes = state.SerializeToString(deterministic=True)
-    return data
 
 
 def play_randomly(
