@@ -1,4 +1,4 @@
-"""Which moves are legal now: the one statement of Trinity's rules (STYLE: `_violation`).
+"""Which moves are legal now: the one statement of Trinity's rules (`violation`).
 
 `violation(state, seat, move)` names the rule a move breaks, or returns None; `legal_moves`
 filters the candidates with the same check and `apply` raises with it. Whether a Use may start

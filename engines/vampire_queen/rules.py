@@ -1,6 +1,6 @@
 """The one legality check of Vampire Queen, and the candidate moves it filters.
 
-`violation()` is the single statement of what may be played (STYLE: one predicate, two uses):
+`violation()` is the single statement of what may be played (one predicate, two uses):
 `apply` raises with it, `legal_moves` filters candidates with it. Candidates are only narrowed
 by how many cards a play must have, for speed; every rule is decided by the check.
 
