@@ -32,7 +32,7 @@ def test_readme_settings_exist() -> None:
 
 # Built from parts so that this file does not match itself.
 OUTSIDE_REFERENCES = re.compile(
-    r"\.\./" + "shared|" + r"\bshared/(?:rules|seeds)\b|\bST" + r"YLE\b"
+    r"\.\./" + "shared|" + r"\bshared" + r"/(?:rules|seeds)\b|\bST" + r"YLE\b"
 )
 
 
