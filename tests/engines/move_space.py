@@ -196,6 +196,9 @@ def vampire_queen(
         if cards not in seen:
             seen.add(cards)
             yield move(play=move.PlayCards(cards=cards))
+            if len(set(cards)) > 1:
+                # The proto makes the cards a multiset: any order is the same play.
+                yield move(play=move.PlayCards(cards=cards[::-1]))
 
 
 # --- What's Your Name? (whats_your_name.proto: ranks 1..13) -----------------------------------

@@ -117,22 +117,28 @@ def check_position(engine: AnyEngine, state: Any, seat: int, full: bool) -> tupl
     work = engine.state_type()
     work.CopyFrom(state)
     tried: set[bytes] = set()
-    accepted: set[bytes] = set()
+    # Outcome per canonical move: messages the proto makes equal (a multiset's cards in another
+    # order) must be accepted or refused alike.
+    outcome: dict[bytes, bool] = {}
     for move in MOVE_SPACES[game_id](state, seat, full):
-        key = encode(move)
-        if key in tried:
+        raw = encode(move)
+        if raw in tried:
             continue
-        tried.add(key)
+        tried.add(raw)
         try:
             engine.apply(work, seat, move)
         except (IllegalMove, MalformedMove):
             assert encode(work) == before, f"refused {move} changed the state"
+            ok = False
         else:
-            accepted.add(key)
+            ok = True
             work.CopyFrom(state)
+        key = encode(canonical(game_id, move))
+        assert outcome.setdefault(key, ok) == ok, f"{move} in another order is treated otherwise"
+    accepted = {key for key, ok in outcome.items() if ok}
     assert encode(state) == before
     move_type = engine.move_type
-    unknown = [move_type.FromString(key) for key in listed - tried]
+    unknown = [move_type.FromString(key) for key in listed - outcome.keys()]
     assert not unknown, f"listed moves outside the move space: {unknown}"
     not_listed = [move_type.FromString(key) for key in accepted - listed]
     assert not not_listed, f"apply accepts moves legal_moves does not list: {not_listed}"
