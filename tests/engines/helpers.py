@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
+from croupier.v1.game_service_pb2 import GameView
 from engines.core.engine import Emitted
 from engines.core.errors import IllegalMove
 from engines.registry import AnyEngine
@@ -64,3 +65,14 @@ def refused(
         assert caught.value.rule_id == rule_id, caught.value
     assert encode(state) == before, "a refused move changed the state"
     return caught.value
+
+
+def seat_view(engine: AnyEngine, state: Any, seat: int, names: Sequence[str]) -> GameView:
+    """The service's GameView of `state` for `seat`, as the renderers receive it: the game's
+    own view under the member named by its game id, the table's first names."""
+    seats: int = state.seats
+    view = GameView(
+        game_type=engine.game_id, seats=seats, display_names=names[:seats], viewer_seat=seat
+    )
+    getattr(view, engine.game_id).CopyFrom(engine.view(state, seat))
+    return view
