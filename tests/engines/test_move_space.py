@@ -62,7 +62,7 @@ class Sweep:
 # a Vampire Queen seat ~1,000, a Trinity seat ~500, a What's Your Name? seat ~60.
 QUICK = {
     "one_card": Sweep(games=6, positions=4, full=False),
-    "pig_mau_mau": Sweep(games=6, positions=4, full=False),
+    "pig_mau_mau": Sweep(games=6, positions=5, full=False),
     "trinity": Sweep(games=8, positions=8, full=False),
     "vampire_queen": Sweep(games=5, positions=4, full=False),
     "whats_your_name": Sweep(games=12, positions=12, full=False),
@@ -78,12 +78,23 @@ SLOW = {
 WALK_LIMIT = 3000
 
 
+def shape(move: Any) -> tuple[Any, ...]:
+    """What kind of move this is, whatever its values: its variant and which fields it sets
+    (with the length of a repeated one), e.g. a play of two cards with a call."""
+    kind = move.WhichOneof("kind")
+    fields = getattr(move, kind).ListFields()
+    return (kind, *sorted((f.name, len(v) if f.is_repeated else 1) for f, v in fields))
+
+
 def positions(engine: AnyEngine, sweep: Sweep, salt: int) -> Iterator[tuple[str, Any]]:
     """Positions of random legal play: `sweep.games` games (seat counts and option sets in
-    turn), in each the start, up to `sweep.positions - 2` positions drawn at random and the last
-    position (the end of the game, unless it ran past WALK_LIMIT)."""
+    turn). Of each game: the start, the last position (the end, unless the game ran past
+    WALK_LIMIT), then positions that list the move shapes not yet covered (so that rare moves, a
+    catch, a call, a joker's gift, are checked where they are legal), then positions at random,
+    `sweep.positions` in all."""
     options = OPTIONS[engine.game_id]
     seat_counts = range(engine.min_seats, engine.max_seats + 1)
+    covered: set[tuple[Any, ...]] = set()
     for game in range(sweep.games):
         seats = seat_counts[game % len(seat_counts)]
         option = options[game % len(options)]
@@ -91,13 +102,27 @@ def positions(engine: AnyEngine, sweep: Sweep, salt: int) -> Iterator[tuple[str,
         chooser = random.Random(seed)
         state, _ = engine.new_game(option, seats, seed)
         log: list[tuple[int, Any]] = []
+        first_seen: dict[frozenset[tuple[Any, ...]], int] = {}
         while engine.result(state) is None and len(log) < WALK_LIMIT:
-            seat = chooser.choice(engine.active_seats(state))
-            move = chooser.choice(engine.legal_moves(state, seat))
+            active = engine.active_seats(state)
+            listed = {seat: engine.legal_moves(state, seat) for seat in active}
+            shapes = frozenset(shape(move) for moves in listed.values() for move in moves)
+            first_seen.setdefault(shapes, len(log))
+            seat = chooser.choice(active)
+            move = chooser.choice(listed[seat])
             engine.apply(state, seat, move)
             log.append((seat, move))
-        inner = range(1, len(log))
-        picked = {0, len(log), *chooser.sample(inner, min(len(inner), sweep.positions - 2))}
+        picked = {0, len(log)}
+        # Greedy cover: the position listing the most move shapes not yet checked in this
+        # sweep, first.
+        while len(picked) < sweep.positions:
+            shapes, number = max(first_seen.items(), key=lambda item: len(item[0] - covered))
+            if not shapes - covered:
+                break
+            covered |= shapes
+            picked.add(number)
+        rest = sorted(set(range(1, len(log))) - picked)
+        picked |= set(chooser.sample(rest, min(len(rest), max(0, sweep.positions - len(picked)))))
         state, _ = engine.new_game(option, seats, seed)
         label = f"{seats} seats, options {{{option}}}, seed {seed}".replace("\n", " ")
         for number in range(len(log) + 1):
