@@ -26,16 +26,23 @@ MAX_TOKEN = 256
 
 
 def bearer(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
-    """The token of `authorization: Bearer <token>`, None when there is no such header."""
-    for key, value in metadata or ():
-        if key == "authorization":
-            text = value.decode(errors="replace") if isinstance(value, bytes) else value
-            scheme, _, token = text.partition(" ")
-            token = token.strip()
-            if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
-                raise errors.credential_malformed()
-            return token
-    return None
+    """The token of `authorization: Bearer <token>`, None when there is no such header.
+
+    Two `authorization` headers are refused rather than one of them picked: a proxy that adds
+    its own header, or a client that sends a seat credential and an operator key, would
+    otherwise have the call run as whichever came first."""
+    found = [value for key, value in metadata or () if key == "authorization"]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise errors.credential_malformed("send one 'authorization' header, not several")
+    value = found[0]
+    text = value.decode(errors="replace") if isinstance(value, bytes) else value
+    scheme, _, token = text.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
+        raise errors.credential_malformed()
+    return token
 
 
 def seat_of(credential: str, hashes: Sequence[bytes]) -> int:
@@ -61,3 +68,14 @@ def check_operator(token: str | None, key_hashes: Sequence[bytes]) -> None:
     digest = credential_hash(token)
     if not any([hmac.compare_digest(digest, key) for key in key_hashes]):  # noqa: C419 (all compared)
         raise errors.operator_key_rejected()
+
+
+def scoped_request_id(token: str | None, request_id: str) -> str:
+    """The store's name for a request id: the id under a short one-way name of the credential
+    that sent it ("anon" without one), so that a request id is only ever answered to the caller
+    that used it first: a seat's for ApplyMove (each credential is one seat's), an operator
+    key's for CreateGame. The hash is of its own (a prefix, not the stored credential hash)."""
+    if token is None:
+        return f"anon:{request_id}"
+    scope = hashlib.sha256(b"croupier request scope\0" + token.encode()).hexdigest()[:16]
+    return f"{scope}:{request_id}"

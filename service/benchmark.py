@@ -1,5 +1,8 @@
 """BenchmarkService: the trivial call croupier-bench uses as its baseline, handled by the same
-call wrapper (log line, metrics, rate limit, error mapping) as every GameService call."""
+call wrapper (log line, metrics, rate limit, error mapping) as every GameService call.
+
+Served only with --benchmark-service (service/server.py): it needs no credential and answers a
+few bytes with up to 64 KiB, which a production port has no reason to offer."""
 
 from __future__ import annotations
 
@@ -17,9 +20,10 @@ MAX_RESPONSE_BYTES = 65536
 class BenchmarkService(benchmark_service_pb2_grpc.BenchmarkServiceServicer):
     def __init__(self, games: GameService) -> None:
         self._games = games
+        self.overload = games.overload  # one bound for every call of the process
 
-    def admit(self, call: CallLog) -> None:
-        self._games.admit(call)
+    def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
+        self._games.admit(call, context)
 
     @unary
     async def Echo(

@@ -8,7 +8,7 @@ import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 import structlog
@@ -44,7 +44,9 @@ class CallLog:
         self.rule_id = error.metadata.get("rule_id")
 
     def emit(self, latency: float) -> None:
-        metrics.record_call(self.rpc, self.game_type, self.outcome, latency, self.rule_id)
+        metrics.record_call(
+            self.rpc, self.game_type, self.outcome, latency, self.rule_id, self.reason
+        )
         fields = {
             k: v
             for k, v in {
@@ -64,12 +66,21 @@ class CallLog:
             **fields,
         )
 
+    def count(self, latency: float) -> None:
+        """The metrics of `emit` without its log line: for calls refused as OVERLOADED, whose
+        lines are sampled (service/overload.py) so that refusing stays cheap."""
+        metrics.record_call(
+            self.rpc, self.game_type, self.outcome, latency, self.rule_id, self.reason
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Undecodable:
-    """A request whose bytes are not a valid message of its type."""
+    """A request whose bytes are not a valid message of its type: `problem` says how, for the
+    MALFORMED_REQUEST message (the web gateway's JSON and framing have their own)."""
 
     type_name: str
+    problem: str = errors.BAD_PROTOBUF
 
 
 def lenient(message_type: type[Message]) -> Callable[[bytes], Message | Undecodable]:
@@ -90,8 +101,23 @@ def _to_service_error(exc: Exception) -> errors.ServiceError:
         return exc
     if isinstance(exc, StoreUnavailable):
         return errors.store_unavailable(str(exc))
-    log.exception("unexpected_error", error=type(exc).__name__)
+    return unexpected_error(exc)
+
+
+def unexpected_error(exc: Exception) -> errors.ServiceError:
+    """INTERNAL for an exception nothing expected; its text and traceback go to the log only."""
+    log.error("unexpected_error", error=type(exc).__name__, exc_info=exc)
     return errors.internal()
+
+
+async def _refuse(
+    context: grpc.aio.ServicerContext, call: CallLog, error: errors.ServiceError, started: float
+) -> NoReturn:
+    """Answer a call the process has no room for, before anything else is done with it."""
+    call.fail(error)
+    asyncio.get_running_loop().call_soon(call.count, time.perf_counter() - started)
+    await context.abort_with_status(error.to_status())
+    raise AssertionError("not reached: abort raises")
 
 
 def unary(
@@ -104,10 +130,14 @@ def unary(
         call = CallLog(handler.__name__)
         started = time.perf_counter()
         try:
+            self.overload.calls.enter(call.rpc)
+        except errors.ServiceError as refusal:
+            await _refuse(context, call, refusal, started)
+        try:
             call.token = auth.bearer(context.invocation_metadata())
-            self.admit(call)
+            self.admit(call, context)
             if isinstance(request, Undecodable):
-                raise errors.malformed_request(request.type_name)
+                raise errors.malformed_request(request.type_name, request.problem)
             response = await handler(self, request, context, call)
             call.outcome = "OK"
             return response
@@ -117,6 +147,7 @@ def unary(
             await context.abort_with_status(error.to_status())
             raise  # not reached: abort raises
         finally:
+            self.overload.calls.leave()
             # Logged once the response is on its way: the log line and the metrics (about 25 µs)
             # are not part of the caller's wait.
             latency = time.perf_counter() - started
@@ -134,12 +165,16 @@ def streaming(
     ) -> AsyncIterator[Resp]:
         call = CallLog(handler.__name__)
         started = time.perf_counter()
+        try:
+            self.overload.watch_streams.enter(call.rpc)
+        except errors.ServiceError as refusal:
+            await _refuse(context, call, refusal, started)
         metrics.WATCH_STREAMS.inc()
         try:
             call.token = auth.bearer(context.invocation_metadata())
-            self.admit(call)
+            self.admit(call, context)
             if isinstance(request, Undecodable):
-                raise errors.malformed_request(request.type_name)
+                raise errors.malformed_request(request.type_name, request.problem)
             async for item in handler(self, request, context, call):
                 yield item
             call.outcome = "OK"
@@ -148,6 +183,7 @@ def streaming(
             call.fail(error)
             await context.abort_with_status(error.to_status())
         finally:
+            self.overload.watch_streams.leave()
             metrics.WATCH_STREAMS.dec()
             call.emit(time.perf_counter() - started)
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import types
+import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,11 +92,43 @@ class Settings:
     max_watchers_per_game: int = _setting(
         100, "CROUPIER_MAX_WATCHERS", "watch streams per game on one process (0: no limit)"
     )
+    # Beyond these a call is refused at once with UNAVAILABLE / OVERLOADED (docs/decisions.md).
+    max_calls_in_flight: int = _setting(
+        1000,
+        "CROUPIER_MAX_CALLS_IN_FLIGHT",
+        "calls (other than watch streams) one process handles at once; more are refused with"
+        " OVERLOADED (0: no limit)",
+    )
+    max_watch_streams: int = _setting(
+        5_000,
+        "CROUPIER_MAX_WATCH_STREAMS",
+        "watch streams open on one process; more are refused with OVERLOADED (0: no limit)",
+    )
     rate_limit: float = _setting(
         1000.0, "CROUPIER_RATE_LIMIT", "calls per second per credential on one process (0: off)"
     )
     rate_burst: float = _setting(
         2000.0, "CROUPIER_RATE_BURST", "calls a credential may make at once above the rate"
+    )
+    # Calls without a credential (spectators, and CreateGame when no operator key is set) are
+    # counted per client address instead: low enough to stop one address flooding the store
+    # with games, high enough for a room of players and spectators behind one NAT.
+    anonymous_rate_limit: float = _setting(
+        100.0,
+        "CROUPIER_ANONYMOUS_RATE_LIMIT",
+        "calls per second without a credential per client address (IPv6: per /64) on one"
+        " process (0: off)",
+    )
+    anonymous_rate_burst: float = _setting(
+        400.0,
+        "CROUPIER_ANONYMOUS_RATE_BURST",
+        "calls without a credential one address may make at once above the rate",
+    )
+    benchmark_service: bool = _setting(
+        False,
+        "CROUPIER_BENCHMARK_SERVICE",
+        "also serve croupier.v1.BenchmarkService/Echo, the baseline of croupier-bench (off by"
+        " default: it answers small requests with up to 64 KiB, without a credential)",
     )
     metrics_port: int = _setting(
         0,
@@ -121,22 +156,56 @@ def _flag(name: str) -> str:
     return "--" + name.removesuffix("_seconds").replace("_", "-")
 
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+def parse_bool(text: str) -> bool:
+    """An environment variable's boolean: `bool("false")` is True, so words are read here."""
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise ValueError(f"{text!r} is not a boolean (true/false, 1/0, yes/no, on/off)")
+
+
+def _parser_of(annotation: Any) -> Callable[[str], Any]:
+    """How to read a setting of type `annotation` from text (`int | None` is read as int)."""
+    if isinstance(annotation, types.UnionType):
+        (annotation,) = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if annotation is bool:
+        return parse_bool
+    if annotation in (int, float, str):
+        parse: Callable[[str], Any] = annotation
+        return parse
+    raise TypeError(f"no parser for settings of type {annotation!r}")
+
+
 def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) -> Settings:
     environ = dict(os.environ) if environ is None else environ
     parser = argparse.ArgumentParser(
         prog="croupier-server", description="Run the Croupier gRPC server."
     )
+    annotations = typing.get_type_hints(Settings)
     for f in dataclasses.fields(Settings):
         meta = f.metadata
         if not meta.get("help"):
             continue
         env = meta["env"]
-        kind = {"int": int, "float": float, "bool": bool}.get(str(f.type).split(" ")[0], str)
-        default = f.default if env is None or env not in environ else kind(environ[env])
+        kind = _parser_of(annotations[f.name])
+        try:
+            default = f.default if env is None or env not in environ else kind(environ[env])
+        except ValueError as exc:
+            parser.error(f"{env}: {exc}")
         help_text = meta["help"] + (f"; env {env}" if env else "")
-        if kind is bool:
+        if kind is parse_bool:
             parser.add_argument(
-                _flag(f.name), dest=f.name, action="store_true", default=default, help=help_text
+                _flag(f.name),
+                dest=f.name,
+                action=argparse.BooleanOptionalAction,
+                default=default,
+                help=help_text,
             )
             continue
         parser.add_argument(
@@ -170,7 +239,8 @@ def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
             continue
         value = getattr(settings, f.name)
         if isinstance(value, bool):
-            args += [_flag(f.name)] if value else []
+            # Explicit both ways: a child's environment could otherwise turn a flag back on.
+            args += [_flag(f.name) if value else "--no-" + _flag(f.name).removeprefix("--")]
         elif value is not None:
             args += [_flag(f.name), str(value)]
     return args, env

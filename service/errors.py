@@ -45,6 +45,7 @@ class Reason(StrEnum):
     WATCHER_LIMIT = "WATCHER_LIMIT"
     DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+    OVERLOADED = "OVERLOADED"
     INTERNAL = "INTERNAL"
     INVALID_RESPONSE_SIZE = "INVALID_RESPONSE_SIZE"
 
@@ -58,6 +59,10 @@ class ServiceError(Exception):
     message: str
     metadata: dict[str, str] = field(default_factory=dict)
     details: list[Message] = field(default_factory=list)
+    # gRPC's own retry (a service config retryPolicy) waits this long before its next attempt
+    # when the server says so in the `grpc-retry-pushback-ms` trailer; RetryInfo says the same
+    # to clients that read the details.
+    pushback_ms: int | None = None
 
     def __str__(self) -> str:
         return f"{self.code.name} {self.reason}: {self.message}"
@@ -74,7 +79,11 @@ class ServiceError(Exception):
         status = status_pb2.Status(
             code=getattr(code_pb2, self.code.name), message=self.message, details=packed
         )
-        return rpc_status.to_status(status)
+        result = rpc_status.to_status(status)
+        if self.pushback_ms is not None:
+            pushback = ("grpc-retry-pushback-ms", str(self.pushback_ms))
+            result = result._replace(trailing_metadata=(*result.trailing_metadata, pushback))
+        return result
 
 
 def invalid_argument(reason: Reason, field_name: str, message: str) -> ServiceError:
@@ -88,12 +97,22 @@ def invalid_argument(reason: Reason, field_name: str, message: str) -> ServiceEr
     )
 
 
-def malformed_request(type_name: str) -> ServiceError:
+# How a request can fail to be a message, as MALFORMED_REQUEST says it (never a parser's own
+# text: that names Python internals, and varies with the protobuf version).
+BAD_PROTOBUF = "bad protobuf encoding, or invalid UTF-8 in a string field"
+NOT_JSON = "the body is not JSON"
+BAD_JSON = (
+    "the JSON does not follow the message's protobuf JSON mapping: a field of the wrong type,"
+    " an unknown enum value or a repeated key"
+)
+BAD_FRAMING = "the body is not one message as the protocol frames it, or its compression is bad"
+
+
+def malformed_request(type_name: str, problem: str = BAD_PROTOBUF) -> ServiceError:
     return invalid_argument(
         Reason.MALFORMED_REQUEST,
         "request",
-        f"the request is not a valid {type_name} message (bad protobuf encoding, or invalid"
-        " UTF-8 in a string field)",
+        f"the request is not a valid {type_name} message ({problem})",
     )
 
 
@@ -122,13 +141,11 @@ def credential_missing() -> ServiceError:
     )
 
 
-def credential_malformed() -> ServiceError:
-    return ServiceError(
-        grpc.StatusCode.UNAUTHENTICATED,
-        Reason.CREDENTIAL_MALFORMED,
-        "the authorization metadata must be 'Bearer <credential>' with a credential from"
-        " CreateGame",
-    )
+def credential_malformed(
+    message: str = "the authorization metadata must be 'Bearer <credential>' with a credential"
+    " from CreateGame",
+) -> ServiceError:
+    return ServiceError(grpc.StatusCode.UNAUTHENTICATED, Reason.CREDENTIAL_MALFORMED, message)
 
 
 def credential_rejected() -> ServiceError:
@@ -164,6 +181,22 @@ def resource_exhausted(
         info.retry_delay.FromMilliseconds(max(1, int(retry_after * 1000)))
         details.append(info)
     return ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, message, details=details)
+
+
+def overloaded(message: str, retry_after: float) -> ServiceError:
+    """A call refused before any work because the process has as much under way as it accepts:
+    UNAVAILABLE, the code gRPC retry policies retry, since nothing was done (docs/decisions.md).
+    """
+    delay_ms = max(1, int(retry_after * 1000))
+    info = error_details_pb2.RetryInfo()
+    info.retry_delay.FromMilliseconds(delay_ms)
+    return ServiceError(
+        grpc.StatusCode.UNAVAILABLE,
+        Reason.OVERLOADED,
+        message,
+        details=[info],
+        pushback_ms=delay_ms,
+    )
 
 
 def deadline_exceeded() -> ServiceError:

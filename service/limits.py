@@ -6,7 +6,9 @@ most N times these figures (docs/reliability.md).
 
 from __future__ import annotations
 
+import ipaddress
 import time
+import urllib.parse
 from collections import OrderedDict, defaultdict
 
 
@@ -31,6 +33,29 @@ class RateLimiter:
         if len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
         return None if allowed else (1.0 - tokens) / self.rate
+
+
+def peer_address(peer: str) -> str:
+    """The address a call comes from, without its port: the key of the rate limit of calls
+    without a credential. gRPC's peers look like `ipv4:127.0.0.1:53422` and
+    `ipv6:[::1]:53422` (some versions percent-encode the brackets), the web gateway's like
+    `web:127.0.0.1:53422` or `web:::1:53422`. An IPv6 host usually holds a whole /64, so its
+    calls count together; an IPv4-mapped IPv6 address counts as its IPv4 address. Anything
+    else (a Unix socket) is its own key as given."""
+    kind, _, rest = urllib.parse.unquote(peer).partition(":")
+    if kind not in ("ipv4", "ipv6", "web"):
+        return peer
+    host = rest.rsplit(":", 1)[0] if ":" in rest else rest
+    host = host.removeprefix("[").removesuffix("]")
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host or peer
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 class WatcherCount:

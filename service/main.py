@@ -87,7 +87,17 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
     processes = [spawn(index) for index in range(settings.workers)]
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    log.info("workers", count=settings.workers, port=port)
+    log.info(
+        "workers",
+        count=settings.workers,
+        host=settings.host,
+        port=port,
+        # The workers share the web port (SO_REUSEPORT); each serves its own metrics.
+        web_port=settings.web_port,
+        metrics_ports=[settings.metrics_port + i for i in range(settings.workers)]
+        if settings.metrics_port
+        else None,
+    )
     while not stopping:
         time.sleep(0.2)
         for index, process in enumerate(processes):
@@ -116,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
                 raise SystemExit("--workers needs Redis: give --redis-url or install redis-server")
             raise SystemExit(run_workers(settings, redis_url))
         if settings.metrics_port:
-            metrics.serve(settings.metrics_port)
+            metrics.serve(settings.metrics_port, settings.host)
         _event_loop_policy()
         asyncio.run(_run(settings, redis_url))
 

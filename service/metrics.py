@@ -1,6 +1,6 @@
-"""Prometheus metrics, served on --metrics-port: calls by RPC, game type and status code,
-latency histograms, illegal-move rule ids, store errors and latency, open watch streams, and
-what moves found of their game's remembered state."""
+"""Prometheus metrics, served on --metrics-port: calls by RPC, game type, status code and
+ErrorInfo reason, latency histograms, illegal-move rule ids, store errors and latency, open
+watch streams, and what moves found of their game's remembered state."""
 
 from __future__ import annotations
 
@@ -12,15 +12,28 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from prometheus_client import (
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    start_http_server,
+)
 
 from service.store import Commit, CommitResult, Snapshot, Store, StoreUnavailable
+
+# No `<name>_created` series beside each counter and histogram: one more series per label set
+# that dashboards never read (Prometheus 2.x scrapes the text format, where they are plain
+# gauges of process start times).
+disable_created_metrics()  # type: ignore[no-untyped-call]  # prometheus_client is untyped here
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 CALLS = Counter(
-    "croupier_rpc_calls", "Calls handled, by RPC, game type and status code.",
-    ["rpc", "game_type", "code"],
+    "croupier_rpc_calls",
+    "Calls handled, by RPC, game type, status code and reason (the ErrorInfo reason of a"
+    " refusal, e.g. RATE_LIMITED or SEAT_LIMIT; empty when OK).",
+    ["rpc", "game_type", "code", "reason"],
 )  # fmt: skip
 LATENCY = Histogram(
     "croupier_rpc_latency_seconds", "Time to handle a call (streams: their whole life).",
@@ -46,11 +59,21 @@ REMEMBERED_STATES = Counter(
     " by a read) or none (read first).",
     ["state"],
 )  # fmt: skip
+OVERLOADED = Counter(
+    "croupier_overloaded_calls",
+    "Calls refused with OVERLOADED because the process had as many calls (or watch streams)"
+    " under way as --max-calls-in-flight (--max-watch-streams) allow, by kind and RPC.",
+    ["kind", "rpc"],
+)  # fmt: skip
+IN_FLIGHT = Gauge(
+    "croupier_calls_in_flight",
+    "Calls (not counting watch streams) being handled on this process.",
+)
 
 
 @functools.cache
-def _calls(rpc: str, game_type: str, code: str) -> Any:
-    return CALLS.labels(rpc, game_type, code)
+def _calls(rpc: str, game_type: str, code: str, reason: str) -> Any:
+    return CALLS.labels(rpc, game_type, code, reason)
 
 
 @functools.cache
@@ -59,15 +82,27 @@ def _latency(rpc: str) -> Any:
 
 
 @functools.cache
+def overloaded(kind: str, rpc: str) -> Any:
+    """The counter of `rpc` calls refused for want of a slot of `kind`."""
+    return OVERLOADED.labels(kind, rpc)
+
+
+@functools.cache
 def _store_latency(operation: str) -> Any:
     return STORE_LATENCY.labels(operation)
 
 
 def record_call(
-    rpc: str, game_type: str | None, code: str, seconds: float, rule_id: str | None
+    rpc: str,
+    game_type: str | None,
+    code: str,
+    seconds: float,
+    rule_id: str | None,
+    reason: str | None = None,
 ) -> None:
-    # Label children are looked up once (labels() costs more than the increment).
-    _calls(rpc, game_type or "", code).inc()
+    # Label children are looked up once (labels() costs more than the increment). The reasons
+    # are the fixed catalogue of errors.Reason, so the series stay few.
+    _calls(rpc, game_type or "", code, reason or "").inc()
     if rpc != "WatchGame":
         _latency(rpc).observe(seconds)
     if rule_id is not None:
@@ -80,9 +115,18 @@ def remembered_state(state: str) -> Any:
     return REMEMBERED_STATES.labels(state)
 
 
-def serve(port: int, host: str = "0.0.0.0") -> None:
-    """Serve /metrics on `port` from a background thread."""
-    start_http_server(port, addr=host)
+def serve(port: int, host: str = "[::]") -> None:
+    """Serve /metrics on host:port (the server's --host: the metrics are no more reachable
+    than the gRPC port) from a background thread. `host` is written as for gRPC: "[::]" (every
+    address, IPv4 included) or "127.0.0.1"; the HTTP server takes the bare address."""
+    address = host.strip("[]")
+    try:
+        start_http_server(port, addr=address)
+    except OSError:
+        if address != "::":
+            raise
+        # A host without IPv6: every IPv4 address, as gRPC does with "[::]" there.
+        start_http_server(port, addr="0.0.0.0")
 
 
 class MeasuredStore:

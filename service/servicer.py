@@ -18,7 +18,7 @@ from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredGame
 from engines.core import rng
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
-from service import auth, errors, metrics
+from service import auth, errors, metrics, overload
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.games import (
@@ -28,18 +28,21 @@ from service.games import (
     game_name,
     notification_head,
 )
-from service.limits import RateLimiter, WatcherCount
+from service.limits import RateLimiter, WatcherCount, peer_address
 from service.recent_states import RecentStates
 from service.store import Commit, Snapshot, Store
 
-_ID = re.compile(r"^[0-9a-f]{24}$")
-MAX_REQUEST_ID = 128
+# Matched whole (fullmatch): `$` would also accept a trailing newline.
+_ID = re.compile(r"[0-9a-f]{24}")
+# AIP-155: a request id is a UUID (any version) in its canonical 8-4-4-4-12 hex form, so that
+# a retry id cannot be guessed by another caller; matched whole, either case, kept as sent.
+_REQUEST_ID = re.compile(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 MAX_DISPLAY_NAME = 64
 
 
 def _game_id(name: str) -> str:
     game_id = name.removeprefix("games/")
-    if not name.startswith("games/") or not _ID.match(game_id):
+    if not name.startswith("games/") or not _ID.fullmatch(game_id):
         raise errors.invalid_argument(
             errors.Reason.INVALID_NAME, "name", "a game name looks like 'games/<24 hex digits>'"
         )
@@ -47,11 +50,13 @@ def _game_id(name: str) -> str:
 
 
 def _check_request_id(request_id: str) -> None:
-    if len(request_id) > MAX_REQUEST_ID or not request_id.isprintable():
+    """The one rule of CreateGame's and ApplyMove's request ids: empty (none), or a UUID."""
+    if request_id and not _REQUEST_ID.fullmatch(request_id):
         raise errors.invalid_argument(
             errors.Reason.INVALID_REQUEST_ID,
             "request_id",
-            f"request_id must be printable and at most {MAX_REQUEST_ID} characters",
+            "request_id must be a UUID such as '1b4e28ba-2fa1-41d2-883f-0016d3cca427'"
+            " (8-4-4-4-12 hex digits), or empty",
         )
 
 
@@ -76,20 +81,37 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         keys = (settings.operator_key or "").split(",")
         self._operator_hashes = [auth.credential_hash(k.strip()) for k in keys if k.strip()]
         self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
+        self._anonymous = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
         self._watchers = WatcherCount(settings.max_watchers_per_game)
         self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
+        self.overload = overload.Overload(settings.max_calls_in_flight, settings.max_watch_streams)
 
-    def admit(self, call: CallLog) -> None:
-        """Refuse a call over its credential's rate (RESOURCE_EXHAUSTED with RetryInfo)."""
-        if call.token is None:
+    def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
+        """Refuse a call over its credential's rate, or, without a credential, over its
+        address's (RESOURCE_EXHAUSTED with RetryInfo)."""
+        # CreateGame's bearer token is a credential only when operator keys are configured;
+        # otherwise any made-up token would be a fresh bucket, so the call counts as anonymous.
+        anonymous = call.token is None or (call.rpc == "CreateGame" and not self._operator_hashes)
+        if not anonymous:
+            assert call.token is not None
+            wait = self._limiter.acquire(call.token)
+            if wait is not None:
+                raise errors.resource_exhausted(
+                    errors.Reason.RATE_LIMITED,
+                    f"more than {self._settings.rate_limit:g} calls per second with this"
+                    f" credential; retry in {wait:.2f} s",
+                    retry_after=wait,
+                )
             return
-        wait = self._limiter.acquire(call.token)
+        if self._anonymous.rate <= 0:
+            return
+        wait = self._anonymous.acquire(peer_address(context.peer()))
         if wait is not None:
             raise errors.resource_exhausted(
                 errors.Reason.RATE_LIMITED,
-                f"more than {self._settings.rate_limit:g} calls per second with this credential;"
-                f" retry in {wait:.2f} s",
+                f"more than {self._settings.anonymous_rate_limit:g} calls per second without a"
+                f" credential from this address; retry in {wait:.2f} s",
                 retry_after=wait,
             )
 
@@ -135,6 +157,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game_type = game_type
         auth.check_operator(call.token, self._operator_hashes)
         engine = GAMES[game_type]
+        # A count the game itself never allows is a bad request (not worth retrying anywhere);
+        # SEAT_LIMIT is only for counts the game allows but this server's limit does not.
+        try:
+            engine.check_seats(request.seats)
+        except InvalidOptions as exc:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_OPTIONS, exc.field, exc.message
+            ) from exc
         if request.seats > self._settings.max_seats:
             raise errors.resource_exhausted(
                 errors.Reason.SEAT_LIMIT,
@@ -155,14 +185,18 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             )
         _check_request_id(request.request_id)
         digest = _digest(request.SerializeToString(deterministic=True))
+        # With operator keys the record is the key's own: another key (or a guess) sending the
+        # same request id gets a game of its own, never this one's seat credentials.
+        record_id = auth.scoped_request_id(
+            call.token if self._operator_hashes else None, request.request_id
+        )
         if request.request_id:
-            kept = await self._store.get_create_record(request.request_id)
+            kept = await self._store.get_create_record(record_id)
             if kept is not None:
                 return self._replayed_create(kept, digest, call)
 
         seed = request.seed if request.HasField("seed") else rng.new_seed()
         try:
-            engine.check_seats(request.seats)
             state, _ = engine.new_game(getattr(request, game_type), request.seats, seed)
         except InvalidOptions as exc:
             raise errors.invalid_argument(
@@ -190,7 +224,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         if request.request_id:
             record = IdempotencyRecord(request_digest=digest, response=response.SerializeToString())
             kept = await self._store.put_create_record(
-                request.request_id,
+                record_id,
                 record.SerializeToString(),
                 self._settings.create_request_ttl_seconds,
             )
@@ -236,7 +270,13 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.ApplyMoveResponse:
         call.game = game_id = _game_id(request.name)
         _check_request_id(request.request_id)
-        request_id = request.request_id or None
+        # The record is the sending credential's (one seat's): another seat may use the same
+        # request id, and it is read in the same round trip as the game, before the seat is known.
+        request_id = (
+            auth.scoped_request_id(call.token, request.request_id)
+            if request.request_id and call.token is not None
+            else None
+        )
         deadline_ms = _deadline_ms(context)
         # The game as this process last saw it goes straight to the write, which the store
         # makes only if it is still current; a refusal is always confirmed by a read.
@@ -247,7 +287,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             snapshot = await self._read(game_id, request_id)
         for _ in range(self._settings.max_commit_attempts):
             try:
-                response, commit = self._decide(game_id, snapshot, request, deadline_ms, call)
+                response, commit = self._decide(
+                    game_id, snapshot, request, request_id, deadline_ms, call
+                )
             except errors.ServiceError:
                 if confirmed:
                     raise
@@ -285,6 +327,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         game_id: str,
         snapshot: Snapshot,
         request: pb.ApplyMoveRequest,
+        request_id: str | None,
         deadline_ms: int,
         call: CallLog,
     ) -> tuple[pb.ApplyMoveResponse, Commit | None]:
@@ -303,18 +346,20 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             return pb.ApplyMoveResponse.FromString(record.response), None
         if request.etag and request.etag != game.etag:
             raise errors.etag_mismatch(game.etag)
-        return self._play(game, seat, request, digest, deadline_ms, call)
+        return self._play(game, seat, request, request_id, digest, deadline_ms, call)
 
     def _play(
         self,
         game: LoadedGame,
         seat: int,
         request: pb.ApplyMoveRequest,
+        request_id: str | None,
         digest: bytes,
         deadline_ms: int,
         call: CallLog,
     ) -> tuple[pb.ApplyMoveResponse, Commit]:
-        """Apply the move to the loaded game; the response and the write that records it."""
+        """Apply the move to the loaded game; the response and the write that records it
+        (under `request_id`, the store's name of the request id: auth.scoped_request_id)."""
         move = game.unwrap_move(request.move)
         if move is None:
             raise errors.invalid_argument(
@@ -341,7 +386,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         data = game.stored.SerializeToString()
         head = notification_head(game.notification(emitted), len(data))
         record = None
-        if request.request_id:
+        if request_id is not None:
             record = IdempotencyRecord(
                 request_digest=digest, response=response.SerializeToString()
             ).SerializeToString()
@@ -354,7 +399,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             ttl_seconds=self._settings.finished_ttl_seconds
             if over
             else self._settings.game_ttl_seconds,
-            request_id=request.request_id or None,
+            request_id=request_id,
             record=record,
             record_ttl_seconds=self._settings.request_ttl_seconds,
             deadline_ms=deadline_ms,

@@ -9,6 +9,12 @@ server uses, through a small adapter of the two things it needs from a gRPC cont
 metadata, and `abort_with_status`). Nothing about games is reimplemented here: the endpoints
 are derived from the GameService descriptor, so they follow protos/.
 
+One behaviour on every port: requests are decoded leniently, as on the gRPC port (a body that
+is not a message reaches the servicer's call wrapper as `Undecodable`, which answers
+MALFORMED_REQUEST, logs the call and counts it), and the calls that end in the gateway itself
+(unknown path, wrong content type, oversize or badly framed body) are logged and counted as
+well, framing errors as MALFORMED_REQUEST.
+
     gateway = await start_web_gateway(servicer, "[::]", 8080, cors_origins=["https://app"])
     ...
     await gateway.stop()
@@ -21,19 +27,23 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
+import json
 import logging
 import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
 import grpc
 from connectrpc.code import Code
-from connectrpc.compat import google_protobuf_codecs
+from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
 from connectrpc.errors import ConnectError, ErrorDetail
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
+from google.protobuf import json_format
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
@@ -43,6 +53,8 @@ from hypercorn.config import Config
 from protobuf.wkt import Any as AnyDetail
 
 from croupier.v1 import game_service_pb2
+from service import errors
+from service.calls import CallLog, Undecodable, lenient, unexpected_error
 from service.servicer import GameService
 
 log = logging.getLogger("croupier.web")
@@ -99,6 +111,164 @@ def _connect_error(status: Any) -> ConnectError:
                 ErrorDetail(AnyDetail(type_url=d.type_url, value=d.value)) for d in rich.details
             ]
     return ConnectError(_connect_code(code), status.details or "", details)
+
+
+def _status_name(code: Code) -> str:
+    """A Connect code as the gRPC status name the call log and metrics use."""
+    return "CANCELLED" if code == Code.CANCELED else code.name
+
+
+# The status a gRPC client reads from a bare HTTP error (the gRPC spec's table, which
+# connect-web and grpc-web follow as well); any other status: UNKNOWN.
+_HTTP_STATUS_CODES = {
+    400: "INTERNAL", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "UNIMPLEMENTED",
+    429: "UNAVAILABLE", 502: "UNAVAILABLE", 503: "UNAVAILABLE", 504: "UNAVAILABLE",
+}  # fmt: skip
+_GRPC_STATUS_NAMES: dict[str, str] = {str(code.value[0]): code.name for code in grpc.StatusCode}
+UNKNOWN_RPC = "unknown"  # the rpc of a path that names no GameService method
+
+
+@dataclass(slots=True)
+class _Request:
+    """One HTTP request to the gateway: its call log, written here unless the servicer's
+    call wrapper got the call (then the wrapper writes it, as for the gRPC port)."""
+
+    call: CallLog
+    started: float
+    served: bool = False  # the servicer's wrapper has the call
+    decided: bool = False  # the call's outcome is set (by _GatewayErrors)
+
+
+# The request being handled: Hypercorn runs each request in its own task, so its own context.
+_REQUEST: contextvars.ContextVar[_Request | None] = contextvars.ContextVar(
+    "croupier_web_request", default=None
+)
+
+
+def _served() -> None:
+    request = _REQUEST.get()
+    if request is not None:
+        request.served = True
+
+
+class _LenientBinaryCodec:
+    """Protobuf binary, decoded as the gRPC port decodes (service/calls.py `lenient`): bytes
+    that are not a message become `Undecodable`, for the servicer's wrapper to answer."""
+
+    _codec = google_protobuf_binary_codec()
+
+    def name(self) -> str:
+        return "proto"
+
+    def encode(self, message: Message) -> bytes:
+        encoded: bytes = self._codec.encode(message)
+        return encoded
+
+    def decode(
+        self, data: bytes | bytearray, message_class: type[Message]
+    ) -> Message | Undecodable:
+        return lenient(message_class)(bytes(data))
+
+
+class _LenientJsonCodec:
+    """Protobuf JSON, decoded by protobuf's own JSON parser; a body it refuses becomes
+    `Undecodable` with a fixed description (not JSON, or not the message's JSON mapping).
+    Unknown fields are ignored, as the binary encoding skips unknown fields (and as Connect
+    servers do): a newer client's extra field does not break an older server."""
+
+    _codec = google_protobuf_json_codec()
+
+    def name(self) -> str:
+        return "json"
+
+    def encode(self, message: Message) -> bytes:
+        encoded: bytes = self._codec.encode(message)
+        return encoded
+
+    def decode(
+        self, data: bytes | bytearray, message_class: type[Message]
+    ) -> Message | Undecodable:
+        message = message_class()
+        try:
+            json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
+        # Whatever the parser raises (ParseError, UnicodeDecodeError, RecursionError of deep
+        # nesting...), the body is not a request: the exception's text is not the caller's.
+        except Exception:
+            return Undecodable(message_class.DESCRIPTOR.name, self._problem(data))
+        return message
+
+    @staticmethod
+    def _problem(data: bytes | bytearray) -> str:
+        try:
+            json.loads(data)
+        except Exception:
+            return errors.NOT_JSON
+        return errors.BAD_JSON
+
+
+class _GatewayErrors:
+    """A Connect metadata interceptor: it sees how every call that got past path and content
+    type ends. One that ended before reaching the servicer (a body that is not framed as the
+    protocol says, or badly compressed, or over the size limit) is recorded for its log line;
+    a framing error is answered MALFORMED_REQUEST with its details, as a body that does not
+    decode; an unexpected exception INTERNAL, without its text."""
+
+    async def on_start(self, ctx: RequestContext[Any, Any]) -> None:
+        return None
+
+    async def on_end(
+        self, token: None, ctx: RequestContext[Any, Any], error: Exception | None, /
+    ) -> None:
+        request = _REQUEST.get()
+        if request is None or request.served or error is None:
+            return
+        request.decided = True
+        if isinstance(error, ConnectError) and error.code != Code.INVALID_ARGUMENT:
+            request.call.outcome = _status_name(error.code)
+            return
+        if isinstance(error, ConnectError):
+            refusal = errors.malformed_request(ctx.method.input.DESCRIPTOR.name, errors.BAD_FRAMING)
+        else:
+            refusal = unexpected_error(error)
+        request.call.fail(refusal)
+        raise _connect_error(refusal.to_status()) from error
+
+
+class _Response:
+    """What the gateway answered, for the log line of a call refused before any interceptor
+    ran (unknown path, wrong method or content type, bad protocol headers)."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.status = 0
+        self.grpc_status: str | None = None
+        self.json_error = False
+        self.body = b""
+
+    async def __call__(self, message: Mapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            for key, value in message.get("headers", ()):
+                if key.lower() == b"grpc-status":
+                    self.grpc_status = value.decode("latin-1")
+                elif key.lower() == b"content-type":
+                    self.json_error = value.startswith(b"application/json")
+        elif message["type"] == "http.response.body" and self.json_error and self.status != 200:
+            self.body += message.get("body", b"")
+        await self._send(message)
+
+    def outcome(self) -> str:
+        if self.grpc_status is not None:
+            return _GRPC_STATUS_NAMES.get(self.grpc_status, "UNKNOWN")
+        if self.json_error and self.status != 200:
+            # A Connect error: {"code": "invalid_argument", "message": ...}
+            with contextlib.suppress(ValueError, AttributeError, KeyError):
+                name = str(json.loads(self.body)["code"]).upper()
+                if name in Code.__members__:
+                    return _status_name(Code[name])
+        if self.status == 0:
+            return "CANCELLED"  # nothing was answered: the client went away
+        return _HTTP_STATUS_CODES.get(self.status, "UNKNOWN")
 
 
 class WebContext:
@@ -158,6 +328,7 @@ def _method_info(method: MethodDescriptor) -> MethodInfo[Message, Message]:
 
 def _unary(handler: Any) -> Callable[[Message, RequestContext[Any, Any]], Awaitable[Message]]:
     async def call(request: Message, ctx: RequestContext[Any, Any]) -> Message:
+        _served()
         response: Message = await handler(request, WebContext(ctx))
         return response
 
@@ -168,6 +339,7 @@ def _stream(
     handler: Any,
 ) -> Callable[[Message, RequestContext[Any, Any]], AsyncIterator[Message]]:
     def call(request: Message, ctx: RequestContext[Any, Any]) -> AsyncIterator[Message]:
+        _served()
         stream: AsyncIterator[Message] = handler(request, WebContext(ctx))
         return stream
 
@@ -196,13 +368,58 @@ class GameServiceWebApp(ConnectASGIApplication[GameService]):
         super().__init__(
             service=servicer,
             endpoints=cast("Callable[[GameService], Mapping[str, Any]]", endpoints),
-            codecs=google_protobuf_codecs(),
+            interceptors=[_GatewayErrors()],
+            codecs=[_LenientBinaryCodec(), _LenientJsonCodec()],
             read_max_bytes=max_request_bytes,
         )
+        self._rpcs = {f"/{SERVICE.full_name}/{m.name}": m.name for m in SERVICE.methods}
 
     @property
     def path(self) -> str:
         return f"/{SERVICE.full_name}"
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Every HTTP request is one call with one log line and its metrics: written by the
+        servicer's call wrapper when the call reaches it, else here."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = _Request(CallLog(self._rpcs.get(scope["path"], UNKNOWN_RPC)), time.perf_counter())
+        response = _Response(send)
+        token = _REQUEST.set(request)
+        try:
+            if _grpc_without_trailers(scope):
+                await _answer(response, 505, b"gRPC needs HTTP/2 trailers: call the gRPC port")
+                return
+            await super().__call__(scope, receive, response)
+        finally:
+            _REQUEST.reset(token)
+            if not request.served:
+                if not request.decided:
+                    request.call.outcome = response.outcome()
+                request.call.emit(time.perf_counter() - request.started)
+
+
+def _grpc_without_trailers(scope: Any) -> bool:
+    """A gRPC (not gRPC-Web) call over a connection without trailers (HTTP/1.1): connectrpc
+    would raise, answering grpc-status UNKNOWN with its exception's text."""
+    if "http.response.trailers" in scope.get("extensions", {}):
+        return False
+    for key, value in scope["headers"]:
+        if key.lower() == b"content-type":
+            return value.startswith(b"application/grpc") and not value.startswith(
+                b"application/grpc-web"
+            )
+    return False
+
+
+async def _answer(send: Send, status: int, text: bytes) -> None:
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", b"%d" % len(text)),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": text})
 
 
 class Cors:

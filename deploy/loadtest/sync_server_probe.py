@@ -114,7 +114,7 @@ def unary(handler: Handler) -> Callable[[Any, Any, grpc.ServicerContext], Any]:
         started = time.perf_counter()
         try:
             call.token = auth.bearer(context.invocation_metadata())
-            self.games.admit(call)
+            self.games.admit(call, context)  # type: ignore[arg-type]  # its peer() is the same
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name)
             response = handler(self, request, context, call)
@@ -169,8 +169,13 @@ class SyncProbe:
     ) -> pb.ApplyMoveResponse:
         call.game = game_id = _game_id(request.name)
         _check_request_id(request.request_id)
+        request_id = (
+            auth.scoped_request_id(call.token, request.request_id)
+            if request.request_id and call.token is not None
+            else None
+        )
         for _ in range(self.settings.max_commit_attempts):
-            snapshot = self.store.load(game_id, request.request_id or None)
+            snapshot = self.store.load(game_id, request_id)
             if snapshot is None:
                 raise errors.game_not_found(game_name(game_id))
             version, data, kept = snapshot
@@ -186,7 +191,7 @@ class SyncProbe:
                 if record.request_digest != digest:
                     raise errors.request_id_reused()
                 return pb.ApplyMoveResponse.FromString(record.response)
-            response, commit = self.games._play(game, seat, request, digest, 0, call)
+            response, commit = self.games._play(game, seat, request, request_id, digest, 0, call)
             if self.store.commit(commit):
                 return response
         raise errors.contention()

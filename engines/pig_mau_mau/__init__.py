@@ -11,7 +11,8 @@ the bet row (PM-5). A race ends when a pig reaches the finish (+3 to who moved i
 or a player plays their last card (+5, the leading pig(s) win); bets on winners score 6-4-3-2-1
 in row order (PM-6). Four races, the start player moving left; most points wins. Option `mau`:
 plays leaving one card / no card must call "Mau" / "Mau Mau", else the card is taken back and
-the turn passes (PM-7).
+the turn passes (PM-7); a +2 so taken back did not answer a pending +2, so its player draws the
+total first (PM-7.3).
 
 Modules: cards (encoding, matching), rules (the one legality check), turns (what moves do and
 the automatic steps), race (setup, draws, scoring), views (what each seat sees), engine.

@@ -178,8 +178,8 @@ def _move_pig(state: PigMauMauState, seat: int, colour: int, spaces: int, events
 def play_card(
     state: PigMauMauState, seat: int, play: PigMauMauMove.PlayCard, events: Events
 ) -> None:
-    """PM-3.1 and the card's action (PM-1.2), the `mau` penalty (PM-7.2), the end of the race
-    (PM-6.1), the X skip and the +2 hand-over."""
+    """PM-3.1 and the card's action (PM-1.2), the `mau` penalty (PM-7.2, PM-7.3), the end of
+    the race (PM-6.1), the X skip and the +2 hand-over."""
     card = play.card  # each field read once: a protobuf read costs about a function call
     call = play.call
     hand = state.hands[seat].cards
@@ -194,6 +194,13 @@ def play_card(
             told.card.CopyFrom(CARD_MESSAGES[card])
             told.required = needed
             events.append(Emitted(forgotten))
+            if state.pending_draw:
+                # PM-7.3: the play is undone as a whole, so this +2 never answered the pending
+                # total: its player takes it as one who does not answer (the draw, then the
+                # steps and the bet), and only then does the turn pass. Passing the turn here
+                # would hand the total on, and forgetting the call would spare them the draw.
+                draw_instead(state, seat, events)
+                return
             begin_turn(state, left(seat, state.seats), events)
             return
     hand.remove(card)
@@ -251,7 +258,8 @@ def play_card(
 
 
 def draw_instead(state: PigMauMauState, seat: int, events: Events) -> None:
-    """PM-4.1: the player facing a +2 draws the total instead of stacking."""
+    """PM-4.1: the player facing a +2 draws the total instead of stacking (also what a +2
+    answer without its Mau call comes to, PM-7.3)."""
     if not take_pending(state, seat, events):
         passed = Event()
         passed.turn_passed.seat = seat

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 from croupier.client import Croupier
@@ -32,7 +33,8 @@ def test_the_probe_creates_games_and_applies_moves() -> None:
                     move = engine.legal_moves(state, seat)[0]
                     engine.apply(state, seat, move)
                     credential = game.seat_credentials[seat]
-                    response = client.apply(game.name, credential, move, request_id=f"r{number}")
+                    request_id = str(uuid.uuid4())
+                    response = client.apply(game.name, credential, move, request_id=request_id)
                     assert response.view.move_count == number
                     assert response.view.one_card == engine.view(state, seat)
         finally:

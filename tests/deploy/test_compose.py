@@ -106,6 +106,11 @@ def test_load_test_targets_a_replica(services: dict[str, Service]) -> None:
     host, _, port = target.partition(":")
     assert host in REPLICAS
     assert int(port) == PORT
+    # croupier-bench's baseline is Echo, served only when asked; its creates all come from one
+    # address (docs/performance.md).
+    settings = config.parse([], environ=services[host]["environment"])
+    assert settings.benchmark_service
+    assert settings.anonymous_rate_limit == 0
     assert int(command[command.index("--duration") + 1]) > 0
     assert int(command[command.index("--concurrency") + 1]) > 0
     assert job["restart"] == "no"

@@ -35,5 +35,7 @@ def redis_server() -> Iterator[EmbeddedRedis]:
 @pytest.fixture(scope="session")
 def grpc_server(redis_server: EmbeddedRedis) -> Iterator[LocalServer]:
     # Bots on loopback call faster than any frontend: these tests are about play, not limits.
-    with LocalServer(redis_server.url, extra_args=("--rate-limit", "0")) as server:
+    with LocalServer(
+        redis_server.url, extra_args=("--rate-limit", "0", "--anonymous-rate-limit", "0")
+    ) as server:
         yield server

@@ -1,17 +1,28 @@
 """The TypeScript client (clients/typescript, Connect for Node over gRPC) against the real
 Python server: it type-checks against the code generated from protos/ now, plays a complete
-game of every game in the registry with one seat watching, and reads every kind of refusal."""
+game of every game in the registry with one seat watching, reads every kind of refusal, and
+retries the calls an overloaded server refuses."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
+import redis
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
+from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from engines.registry import GAMES
-from tests.e2e.helpers import check_refusals, run_node, run_script
+from service import keys
+from service.embedded_redis import EmbeddedRedis, free_port
+from tests.e2e.helpers import TS, TSX, check_refusals, run_node, run_script
+from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
+from tests.reliability.support import game_id
 
 
 def test_typescript_typechecks(typescript: Path) -> None:
@@ -70,3 +81,72 @@ def test_typescript_client_errors(typescript: Path, grpc_server: LocalServer) ->
     decoded from grpc-status-details-bin."""
     seen = run_script("test/errors.ts", "--target", grpc_server.target, "--game", "vampire_queen")
     check_refusals(seen)
+
+
+def _overload_script(target: str, name: str, *args: str) -> subprocess.Popen[str]:
+    """test/overload.ts started and ready: it makes its call on the line written to it."""
+    env = {**os.environ, "PATH": f"{TS / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}"}
+    script = subprocess.Popen(
+        [str(TSX), "test/overload.ts", "--target", target, "--name", name, *args],
+        cwd=TS, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert script.stdout is not None
+    assert json.loads(script.stdout.readline()) == {"ready": True}
+    return script
+
+
+def _result(script: subprocess.Popen[str]) -> dict[str, object]:
+    out, _ = script.communicate(timeout=60)
+    result: dict[str, object] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def test_typescript_client_retries_overloaded_calls(typescript: Path) -> None:
+    """An ApplyMove and a WatchGame refused UNAVAILABLE / OVERLOADED (the server's one call
+    slot, then its one watch slot, held) are retried after the RetryInfo delay and succeed;
+    the move, sent without a request id, carries one the client made up and applies once."""
+    metrics_port = free_port()
+    with (
+        EmbeddedRedis() as store,
+        LocalServer(
+            store.url,
+            extra_args=(
+                "--max-calls-in-flight", "1", "--max-watch-streams", "1", "--store-timeout", "60",
+                "--rate-limit", "0", "--metrics-port", str(metrics_port),
+            ),
+            env={"CROUPIER_ANONYMOUS_RATE_LIMIT": "0"},
+        ) as server,
+        Croupier(server.target) as client,
+    ):  # fmt: skip
+        game = client.create(VampireQueenOptions(), 3, seed=12)
+        seat = game.view.active_seats[0]
+        credential = game.seat_credentials[seat]
+
+        script = _overload_script(
+            server.target, game.name, "--mode", "apply", "--credential", credential
+        )
+        with call_slot_held(store, server.target, game.name, metrics_port):
+            assert script.stdin is not None
+            script.stdin.write("go\n")
+            script.stdin.flush()
+            wait_metric(metrics_port, "croupier_overloaded_calls_total", 1, rpc="ApplyMove")
+        assert _result(script) == {"etag": "2", "moveCount": 1}
+        assert client.get(game.name).move_count == 1
+        with redis.Redis.from_url(store.url) as direct:
+            records = list(direct.scan_iter(keys.request(game_id(game.name), "*")))
+        assert len(records) == 1
+        request_id = records[0].decode().rsplit(":req:", 1)[1]
+        assert str(uuid.UUID(request_id)) == request_id.lower()
+
+        script = _overload_script(server.target, game.name, "--mode", "watch")
+        with watch_slot_held(server.target, game.name, metrics_port):
+            assert script.stdin is not None
+            script.stdin.write("go\n")
+            script.stdin.flush()
+            wait_metric(metrics_port, "croupier_overloaded_calls_total", 1, rpc="WatchGame")
+        assert _result(script) == {"moveCount": 1}
+        refused = {
+            rpc: metric(metrics_port, "croupier_overloaded_calls_total", rpc=rpc)
+            for rpc in ("ApplyMove", "WatchGame")
+        }
+    assert all(1 <= n < 5 for n in refused.values()), refused

@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import secrets
 import signal
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
@@ -29,7 +29,7 @@ from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame
 from engines.core.engine import Emitted
 from engines.registry import GAMES
-from service import keys
+from service import auth, keys
 from service.embedded_redis import EmbeddedRedis
 from tests.service.helpers import assert_replays, game_id, raw, stored
 
@@ -93,12 +93,18 @@ def logged_moves(client: redis.Redis, name: str) -> list[LoggedMove]:
     return [LoggedMove.FromString(entry) for entry in entries]
 
 
-def has_record(client: redis.Redis, name: str, request_id: str) -> bool:
-    return bool(client.exists(keys.request(game_id(name), request_id)))
+def record_key(name: str, credential: str, request_id: str) -> str:
+    """The key of a move's idempotency record: its request id as sent by that seat's
+    credential (records are per seat, docs/api.md)."""
+    return keys.request(game_id(name), auth.scoped_request_id(credential, request_id))
+
+
+def has_record(client: redis.Redis, name: str, credential: str, request_id: str) -> bool:
+    return bool(client.exists(record_key(name, credential, request_id)))
 
 
 def new_request_id() -> str:
-    return "req-" + secrets.token_hex(8)
+    return str(uuid.uuid4())
 
 
 # --- servers -------------------------------------------------------------------------------

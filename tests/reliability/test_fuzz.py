@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import string
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -94,7 +95,8 @@ class Fuzz:
     tables: dict[str, Table] = field(default_factory=dict)  # game type -> game being fuzzed
     table_types: dict[str, str] = field(default_factory=dict)  # game name -> game type
     seats_of: dict[str, tuple[str, int]] = field(default_factory=dict)  # credential -> game
-    records: dict[tuple[str, str], bytes] = field(default_factory=dict)  # used request ids
+    # Used request ids: a move's are the seat's own (game name, seat, request id).
+    records: dict[tuple[str, int, str], bytes] = field(default_factory=dict)
     create_records: dict[str, bytes] = field(default_factory=dict)
 
     def table(self, game_type: str) -> Table:
@@ -136,7 +138,10 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzz]:
         log.open("wb") as sink,
         LocalServer(
             store.url,
-            extra_args=("--rate-limit", "0", "--max-message-bytes", str(MAX_MESSAGE)),
+            extra_args=(
+                *("--rate-limit", "0", "--anonymous-rate-limit", "0"),
+                *("--max-message-bytes", str(MAX_MESSAGE)),
+            ),
             stderr=sink.fileno(),
         ) as server,
         grpc.insecure_channel(server.target) as channel,
@@ -183,7 +188,7 @@ class Expect:
     reason: str = ""
     after: StoredGame | None = None  # an applied move: the stored game it must give
     seat: int | None = None  # a read: the caller's seat
-    record_key: tuple[str, str] | None = None
+    record_key: tuple[str, int, str] | None = None
     record_digest: bytes = b""
 
 
@@ -206,7 +211,12 @@ def valid_name(name: str) -> bool:
 
 
 def valid_request_id(request_id: str) -> bool:
-    return len(request_id) <= 128 and request_id.isprintable()
+    """docs/api.md: empty, or a UUID (8-4-4-4-12 hex digits)."""
+    groups = request_id.split("-")
+    return not request_id or (
+        [len(g) for g in groups] == [8, 4, 4, 4, 12]
+        and all(c in string.hexdigits for c in request_id.replace("-", ""))
+    )
 
 
 def expect(fuzz: Fuzz, method: str, payload: bytes, header: str | None) -> Expect:
@@ -244,7 +254,7 @@ def expect(fuzz: Fuzz, method: str, payload: bytes, header: str | None) -> Expec
         return Expect(Code.OK, seat=seat)
     assert seat is not None
     digest = seat.to_bytes(2, "big") + encode(request.move)
-    key = (request.name, request.request_id)
+    key = (request.name, seat, request.request_id)
     if request.request_id and key in fuzz.records:
         same = fuzz.records[key] == digest
         return Expect(Code.OK) if same else Expect(Code.ALREADY_EXISTS, "REQUEST_ID_REUSED")
@@ -276,6 +286,10 @@ def expect_create(fuzz: Fuzz, request: pb.CreateGameRequest) -> Expect:
     game_type = request.WhichOneof("options")
     if game_type is None:
         return Expect(Code.INVALID_ARGUMENT, "GAME_TYPE_MISSING")
+    try:
+        GAMES[game_type].check_seats(request.seats)
+    except InvalidOptions:
+        return Expect(Code.INVALID_ARGUMENT, "INVALID_OPTIONS")
     if request.seats > MAX_SEATS:
         return Expect(Code.RESOURCE_EXHAUSTED, "SEAT_LIMIT")
     names = list(request.display_names)
@@ -295,7 +309,7 @@ def expect_create(fuzz: Fuzz, request: pb.CreateGameRequest) -> Expect:
         engine.new_game(getattr(request, game_type), request.seats, request.seed)
     except InvalidOptions:
         return Expect(Code.INVALID_ARGUMENT, "INVALID_OPTIONS")
-    return Expect(Code.OK, record_key=("", request.request_id), record_digest=digest)
+    return Expect(Code.OK, record_key=("", -1, request.request_id), record_digest=digest)
 
 
 # --- sending -------------------------------------------------------------------------------
@@ -371,8 +385,8 @@ def remember(fuzz: Fuzz, method: str, answer: Answer, expected: Expect) -> None:
     if method == "CreateGame":
         created = pb.CreateGameResponse.FromString(answer.body)
         fuzz.learn(created)
-        if expected.record_key[1]:
-            fuzz.create_records[expected.record_key[1]] = expected.record_digest
+        if expected.record_key[2]:
+            fuzz.create_records[expected.record_key[2]] = expected.record_digest
     else:
         fuzz.records[expected.record_key] = expected.record_digest
 
@@ -549,9 +563,9 @@ def pick(items: Sequence[T], index: int) -> T:
     return items[index % len(items)]
 
 
-def request_id_for(kind: str, text: str, used: list[str], fuzz: Fuzz, prefix: str) -> str:
+def request_id_for(kind: str, text: str, used: list[str], fuzz: Fuzz) -> str:
     if kind == "fresh":
-        return f"{prefix}-{fuzz.rng.getrandbits(64):x}"
+        return str(uuid.UUID(int=fuzz.rng.getrandbits(128)))
     if kind == "reused" and used:
         return pick(used, len(text))
     if kind == "text":
@@ -627,14 +641,14 @@ def test_fuzz_apply_move(fuzz: Fuzz, game_type: str) -> None:
                 mutate(mutated, change)
             move = wrap_move(game_type, mutated)
         header = header_for(caller, fuzz, table, seat)
-        used = sorted(rid for (name, rid) in fuzz.records if name == table.name)
+        used = sorted(rid for (name, _, rid) in fuzz.records if name == table.name)
         version = (raw(fuzz.client, table.name)[0] or b"").decode()
         etag_kind, etag_text = etag
         request = pb.ApplyMoveRequest(
             name=table.name,
             move=move,
             etag={"current": version, "text": etag_text}.get(etag_kind, etag_kind),
-            request_id=request_id_for(*request_id, used, fuzz, "fuzz"),
+            request_id=request_id_for(*request_id, used, fuzz),
         )
         case(fuzz, f"apply:{shape}", "ApplyMove", request.SerializeToString(), header)
 
@@ -711,7 +725,7 @@ def test_fuzz_create_game(fuzz: Fuzz) -> None:
         if seed is not None:
             request.seed = seed
         used = sorted(fuzz.create_records)
-        request.request_id = request_id_for(*request_id, used, fuzz, "create")
+        request.request_id = request_id_for(*request_id, used, fuzz)
         payload = request.SerializeToString()
         if game_type is None and unknown_type:  # the options of a game this server lacks
             payload += string_field(6 + len(request.request_id) % 4, b"\x08\x01")

@@ -1,7 +1,8 @@
 """Idempotency: a move retried with the same request_id, after the client gave up on its first
 try and against another server process, returns the first response and is applied once; the
-same request_id with a different move (or from another seat) is refused with ALREADY_EXISTS /
-REQUEST_ID_REUSED and applies nothing. For every game type.
+same request_id with a different move is refused with ALREADY_EXISTS / REQUEST_ID_REUSED and
+applies nothing; from another seat it is that seat's own request id (request ids are per seat),
+judged as its own move and never answered with the first response. For every game type.
 
 The first try is lost three ways: its answer dropped on the way back (a proxy that loses the
 server's bytes: the move is certainly applied), a ~1 ms client deadline (applied or not, the
@@ -24,7 +25,6 @@ from croupier.local import LocalServer
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import IdempotencyRecord
 from engines.registry import GAMES
-from service import keys
 from service.embedded_redis import EmbeddedRedis
 from tests.reliability.support import (
     GAME_TYPES,
@@ -32,11 +32,11 @@ from tests.reliability.support import (
     LossyProxy,
     assert_replays,
     expected_view,
-    game_id,
     logged_moves,
     new_request_id,
     raw,
     record,
+    record_key,
     redis_client,
     servers,
     stored,
@@ -73,10 +73,12 @@ def report() -> Iterator[None]:
     record("idempotency", **dict(OUTCOMES), applied_twice=0)
 
 
-def recorded(client: redis.Redis, name: str, request_id: str) -> pb.ApplyMoveResponse:
-    """The response kept with the move that used `request_id` (written in the same atomic step
-    as the move itself)."""
-    data = client.get(keys.request(game_id(name), request_id))
+def recorded(
+    client: redis.Redis, name: str, credential: str, request_id: str
+) -> pb.ApplyMoveResponse:
+    """The response kept with the move that `credential` sent with `request_id` (written in the
+    same atomic step as the move itself)."""
+    data = client.get(record_key(name, credential, request_id))
     assert isinstance(data, bytes), f"no record of {request_id}"
     return pb.ApplyMoveResponse.FromString(IdempotencyRecord.FromString(data).response)
 
@@ -115,7 +117,7 @@ async def check_retries(
     move exactly once, and that response is the seat's documented view right after it."""
     credential = game.seat_credentials[seat]
     answers = [await api.apply(game.name, credential, move, request_id=request_id) for api in apis]
-    first = recorded(client, game.name, request_id)
+    first = recorded(client, game.name, credential, request_id)
     assert all(answer == first for answer in answers)
     now, state = stored(client, game.name)
     assert now == version + 1, "the move is applied exactly once"
@@ -135,13 +137,13 @@ async def check_reuse_refused(
     moves: list[pb.Move],
     request_id: str,
 ) -> None:
-    """The used request id with a different move, or by another seat, applies nothing and
-    returns nothing of the first response."""
+    """The used request id with a different move applies nothing and returns nothing of the
+    first response; sent by another seat it is that seat's own request id (docs/api.md: request
+    ids are per seat), judged as that seat's move, and never answered with the first response."""
     before = raw(client, game.name)
     game_type = game.view.game_type
     others: list[tuple[int, pb.Move]] = [(seat, m) for m in moves[1:2]]
     others.append((seat, pb.Move(**{game_type: GAMES[game_type].move_type()})))
-    others += [((seat + 1) % len(game.seat_credentials), moves[0])]
     for who, move in others:
         with pytest.raises(CroupierError) as caught:
             await api.apply(game.name, game.seat_credentials[who], move, request_id=request_id)
@@ -151,6 +153,24 @@ async def check_reuse_refused(
         )
         OUTCOMES["reuse_refused"] += 1
     assert raw(client, game.name) == before
+    other = (seat + 1) % len(game.seat_credentials)
+    first = recorded(client, game.name, game.seat_credentials[seat], request_id)
+    answer: pb.ApplyMoveResponse | CroupierError
+    try:
+        answer = await api.apply(
+            game.name, game.seat_credentials[other], moves[0], request_id=request_id
+        )
+    except CroupierError as error:
+        answer = error
+    if isinstance(answer, CroupierError):
+        assert answer.reason != "REQUEST_ID_REUSED"
+        assert raw(client, game.name) == before
+        OUTCOMES["other_seat_judged_on_its_own_refused"] += 1
+    else:
+        assert answer != first
+        last = logged_moves(client, game.name)[-1]
+        assert (last.seat, last.move) == (other, moves[0])
+        OUTCOMES["other_seat_judged_on_its_own_applied"] += 1
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
@@ -280,7 +300,7 @@ def test_retry_after_a_write_refused_past_the_deadline_applies_once(
                 await asyncio.to_thread(asleep.join)
                 await asyncio.sleep(0.1)
                 assert raw(client, game.name) == before, "nothing was written"
-                assert not client.exists(keys.request(game_id(game.name), request_id))
+                assert not client.exists(record_key(game.name, credential, request_id))
                 await check_retries(client, [b, a], game, seat, moves[0], request_id, version)
                 OUTCOMES["redis_asleep_not_applied_then_retried"] += 1
         finally:

@@ -97,7 +97,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
         started = [
             LocalServer(
                 store.url,
-                extra_args=("--rate-limit", "0"),
+                extra_args=("--rate-limit", "0", "--anonymous-rate-limit", "0"),
                 log_level="debug",
                 stderr=sink.fileno(),
             ).start()

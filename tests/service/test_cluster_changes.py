@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 
 import grpc
@@ -61,7 +62,7 @@ class Player(threading.Thread):
                 self.errors.append(error.reason)
                 time.sleep(0.05)
                 continue
-            request_id = f"move-{number}"
+            request_id = str(uuid.uuid4())
             while True:  # the same request id until acknowledged: applied exactly once
                 try:
                     client.apply(self.game.name, credentials[seat], move, request_id=request_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -79,8 +80,9 @@ def test_retried_request_id_applies_once_across_processes(
     seat = game.view.active_seats[0]
     credential = game.seat_credentials[seat]
     move = client.legal_moves(game.name, credential)[0]
-    first = client.apply(game.name, credential, move, request_id="move-1")
-    again = client_b.apply(game.name, credential, move, request_id="move-1")
+    request_id = str(uuid.uuid4())
+    first = client.apply(game.name, credential, move, request_id=request_id)
+    again = client_b.apply(game.name, credential, move, request_id=request_id)
     assert again == first
     assert client.get(game.name).move_count == 1
     assert assert_replays(redis_client, game.name) == 1
@@ -91,10 +93,11 @@ def test_racing_retries_apply_once(client: Croupier, client_b: Croupier) -> None
     seat = game.view.active_seats[0]
     credential = game.seat_credentials[seat]
     move = client.legal_moves(game.name, credential)[0]
+    request_id = str(uuid.uuid4())
     outcomes = race(
-        lambda: client.apply(game.name, credential, move, request_id="r"),
-        lambda: client_b.apply(game.name, credential, move, request_id="r"),
-        lambda: client.apply(game.name, credential, move, request_id="r"),
+        lambda: client.apply(game.name, credential, move, request_id=request_id),
+        lambda: client_b.apply(game.name, credential, move, request_id=request_id),
+        lambda: client.apply(game.name, credential, move, request_id=request_id),
     )
     assert all(not isinstance(o, CroupierError) for o in outcomes), outcomes
     assert outcomes[0] == outcomes[1] == outcomes[2]
@@ -106,9 +109,10 @@ def test_request_id_reused_for_another_move_is_refused(client: Croupier) -> None
     seat = game.view.active_seats[0]
     credential = game.seat_credentials[seat]
     moves = client.legal_moves(game.name, credential)
-    client.apply(game.name, credential, moves[0], request_id="same")
+    request_id = str(uuid.uuid4())
+    client.apply(game.name, credential, moves[0], request_id=request_id)
     with pytest.raises(CroupierError) as caught:
-        client.apply(game.name, credential, moves[1], request_id="same")
+        client.apply(game.name, credential, moves[1], request_id=request_id)
     assert (caught.value.code, caught.value.reason) == (
         grpc.StatusCode.ALREADY_EXISTS,
         "REQUEST_ID_REUSED",
@@ -119,11 +123,12 @@ def test_request_id_reused_for_another_move_is_refused(client: Croupier) -> None
 def test_create_retry_with_request_id_returns_the_same_game(client: Croupier) -> None:
     from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 
-    first = client.create(VampireQueenOptions(), 3, seed=1, request_id="create-1")
-    again = client.create(VampireQueenOptions(), 3, seed=1, request_id="create-1")
+    request_id = str(uuid.uuid4())
+    first = client.create(VampireQueenOptions(), 3, seed=1, request_id=request_id)
+    again = client.create(VampireQueenOptions(), 3, seed=1, request_id=request_id)
     assert again.name == first.name
     with pytest.raises(CroupierError) as caught:
-        client.create(VampireQueenOptions(), 4, seed=1, request_id="create-1")
+        client.create(VampireQueenOptions(), 4, seed=1, request_id=request_id)
     assert caught.value.reason == "REQUEST_ID_REUSED"
 
 

@@ -13,7 +13,7 @@ from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.v1 import game_service_pb2 as pb
-from croupier.v1.one_card_pb2 import OneCardMove
+from croupier.v1.one_card_pb2 import OneCardMove, OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions
 from service.embedded_redis import EmbeddedRedis
 from tests.service.helpers import create, raw
@@ -42,6 +42,16 @@ def test_create_with_bad_seat_count_is_invalid_argument(client: Croupier) -> Non
     error = refused(client.create, VampireQueenOptions(), 2)
     assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTIONS")
     assert error.field_violations[0][0] == "seats"
+
+
+def test_seat_count_no_game_allows_is_invalid_options_not_seat_limit(client: Croupier) -> None:
+    """One Card is played by 2 to 10: 13 seats is a bad request, like 11 and 12, although it is
+    also above the server's seat limit (12 by default): SEAT_LIMIT would wrongly suggest that
+    another server might accept it."""
+    for seats in (11, 12, 13):
+        error = refused(client.create, OneCardOptions(), seats)
+        assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTIONS")
+        assert error.field_violations[0][0] == "seats"
 
 
 def test_malformed_name_is_invalid_argument(client: Croupier) -> None:
@@ -146,7 +156,8 @@ def test_store_that_stops_answering_is_unavailable_within_the_store_timeout() ->
     with (
         EmbeddedRedis() as store,
         LocalServer(store.url, extra_args=("--store-timeout", "0.3")) as server,
-        Croupier(server.target, timeout=5) as client,
+        # One attempt: what one call costs (the client would retry UNAVAILABLE otherwise).
+        Croupier(server.target, timeout=5, max_attempts=1) as client,
     ):
         game = create(client, "vampire_queen", 3, seed=1)
         assert store.process is not None

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
+from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from service import keys, logs
 from service.embedded_redis import EmbeddedRedis, free_port
 from tests.service.helpers import create, game_id
@@ -34,6 +36,18 @@ def test_health_reports_serving(server_a: LocalServer) -> None:
         for service in ("", "croupier.v1.GameService"):
             reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_health_list_gives_every_status(server_a: LocalServer) -> None:
+    """grpc.health.v1.Health/List answers with the statuses Check gives, not UNIMPLEMENTED."""
+    with grpc.insecure_channel(server_a.target) as channel:
+        reply = health_pb2_grpc.HealthStub(channel).List(health_pb2.HealthListRequest(), timeout=5)
+    serving = health_pb2.HealthCheckResponse.SERVING
+    assert {name: s.status for name, s in reply.statuses.items()} == {
+        "": serving,
+        "liveness": serving,
+        "croupier.v1.GameService": serving,
+    }
 
 
 def test_reflection_lists_the_services(server_a: LocalServer) -> None:
@@ -218,10 +232,11 @@ def test_prometheus_metrics_are_served(tmp_path: Path) -> None:
         next(stream)
         text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
         stream.close()
-    assert (
-        'croupier_rpc_calls_total{code="OK",game_type="vampire_queen",rpc="ApplyMove"} 1.0' in text
+    applied = 'code="OK",game_type="vampire_queen",reason="",rpc="ApplyMove"'
+    assert f"croupier_rpc_calls_total{{{applied}}} 1.0" in text
+    refused = (
+        'code="FAILED_PRECONDITION",game_type="vampire_queen",reason="ILLEGAL_MOVE",rpc="ApplyMove"'
     )
-    refused = 'code="FAILED_PRECONDITION",game_type="vampire_queen",rpc="ApplyMove"'
     assert f"croupier_rpc_calls_total{{{refused}}} 1.0" in text
     assert 'croupier_illegal_moves_total{game_type="vampire_queen",rule_id="C-5"} 1.0' in text
     assert 'croupier_rpc_latency_seconds_bucket{le="0.5",rpc="ApplyMove"}' in text
@@ -234,18 +249,144 @@ def test_prometheus_metrics_are_served(tmp_path: Path) -> None:
     assert 'croupier_remembered_states_total{state="current"} 1.0' in text
 
 
-def test_benchmark_echo_runs_through_the_same_call_handling(
-    server_a: LocalServer, server_log: Path
-) -> None:
+def test_benchmark_echo_runs_through_the_same_call_handling(store_url: str, tmp_path: Path) -> None:
+    """With --benchmark-service (only then: tests/service/test_request_scope.py), Echo goes
+    through the same call handling as GameService: its log line, its INVALID_ARGUMENT."""
     from croupier.v1 import benchmark_service_pb2 as bench
     from croupier.v1.benchmark_service_pb2_grpc import BenchmarkServiceStub
 
-    with grpc.insecure_channel(server_a.target) as channel:
+    server_log = tmp_path / "server.log"
+    with (
+        server_log.open("wb") as sink,
+        LocalServer(
+            store_url, log_level="info", stderr=sink.fileno(), extra_args=("--benchmark-service",)
+        ) as server,
+        grpc.insecure_channel(server.target) as channel,
+    ):
         stub = BenchmarkServiceStub(channel)
         reply = stub.Echo(bench.EchoRequest(payload=b"x" * 50, response_bytes=300), timeout=5)
         assert reply.payload == bytes(300)
         with pytest.raises(grpc.RpcError) as caught:
             stub.Echo(bench.EchoRequest(response_bytes=10**6), timeout=5)
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    time.sleep(0.2)
+        time.sleep(0.2)
     assert '"rpc": "Echo"' in server_log.read_text()
+
+
+def _scrape(host: str, port: int) -> str:
+    url = f"http://{host}:{port}/metrics"
+    text: str = urllib.request.urlopen(url, timeout=5).read().decode()
+    return text
+
+
+def test_metrics_count_refusals_by_reason_without_created_series() -> None:
+    """RATE_LIMITED and SEAT_LIMIT are both RESOURCE_EXHAUSTED: the reason label tells them
+    apart. No `_created` series are exported."""
+    port = free_port()
+    with (
+        EmbeddedRedis() as store,
+        LocalServer(
+            store.url,
+            extra_args=("--metrics-port", str(port), "--max-seats", "4", "--rate-limit", "2",
+                        "--rate-burst", "2"),
+        ) as server,
+        Croupier(server.target) as client,
+    ):  # fmt: skip
+        with pytest.raises(CroupierError):
+            client.create(VampireQueenOptions(), 5)
+        game = create(client, "vampire_queen", 3, seed=2)
+        reasons = []
+        for _ in range(6):
+            try:
+                client.get(game.name, game.seat_credentials[0])
+            except CroupierError as error:
+                reasons.append(error.reason)
+        assert reasons
+        assert set(reasons) == {"RATE_LIMITED"}
+        limited = len(reasons)
+        text = _scrape("127.0.0.1", port)
+    assert "_created" not in text
+    seat_limit = (
+        'code="RESOURCE_EXHAUSTED",game_type="vampire_queen",reason="SEAT_LIMIT",rpc="CreateGame"'
+    )
+    assert f"croupier_rpc_calls_total{{{seat_limit}}} 1.0" in text
+    # Refused before the game is read: no game type.
+    rate_limited = 'code="RESOURCE_EXHAUSTED",game_type="",reason="RATE_LIMITED",rpc="GetGame"'
+    assert f"croupier_rpc_calls_total{{{rate_limited}}} {float(limited)}" in text
+
+
+def test_metrics_port_binds_the_server_host() -> None:
+    """--host 127.0.0.1 keeps the metrics on that address (they bound every address before);
+    the default host, [::], serves them on IPv4 too."""
+    port = free_port()
+    with (
+        EmbeddedRedis() as store,
+        LocalServer(store.url, extra_args=("--metrics-port", str(port))),
+    ):
+        assert "croupier_rpc_calls" in _scrape("127.0.0.1", port)
+        # 127.0.0.2 is on the loopback interface too, but not the address given.
+        with pytest.raises(urllib.error.URLError) as caught:
+            _scrape("127.0.0.2", port)
+        assert isinstance(caught.value.reason, ConnectionRefusedError)
+    port = free_port()
+    with (
+        EmbeddedRedis() as store,
+        LocalServer(store.url, extra_args=("--host", "[::]", "--metrics-port", str(port))),
+    ):
+        assert "croupier_rpc_calls" in _scrape("127.0.0.1", port)
+        assert "croupier_rpc_calls" in _scrape("[::1]", port)
+
+
+def _log_events(path: Path) -> list[dict[str, object]]:
+    complete = path.read_text().rpartition("\n")[0]
+    return [json.loads(line) for line in complete.splitlines() if line.startswith("{")]
+
+
+def test_listening_line_names_every_port(tmp_path: Path) -> None:
+    web_port, metrics_port = free_port(), free_port()
+    log_path = tmp_path / "server.log"
+    with (
+        EmbeddedRedis() as store,
+        log_path.open("wb") as log,
+        LocalServer(
+            store.url,
+            extra_args=("--web-port", str(web_port), "--metrics-port", str(metrics_port)),
+            log_level="info",
+            stderr=log.fileno(),
+        ) as server,
+    ):
+        deadline = time.monotonic() + 10
+        while not any(e.get("event") == "listening" for e in _log_events(log_path)):
+            assert time.monotonic() < deadline, "no listening line"
+            time.sleep(0.05)
+    (line,) = [e for e in _log_events(log_path) if e.get("event") == "listening"]
+    assert (line["host"], line["port"]) == ("127.0.0.1", server.port)
+    assert (line["web_port"], line["metrics_port"]) == (web_port, metrics_port)
+
+
+def test_workers_line_names_every_port(tmp_path: Path) -> None:
+    web_port, metrics_port = free_port(), free_port()
+    log_path = tmp_path / "workers.log"
+    with EmbeddedRedis() as store, log_path.open("wb") as log:
+        server = LocalServer(
+            store.url,
+            extra_args=("--workers", "2", "--web-port", str(web_port),
+                        "--metrics-port", str(metrics_port)),
+            log_level="info",
+            env={"PYTHONUNBUFFERED": "1"},
+            stderr=log.fileno(),
+        ).start()  # fmt: skip
+        try:
+            deadline = time.monotonic() + 30
+            while len(_listening_pids(log_path)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            server.stop(timeout=30)
+    events = _log_events(log_path)
+    (workers,) = [e for e in events if e.get("event") == "workers"]
+    assert (workers["port"], workers["web_port"]) == (server.port, web_port)
+    assert workers["metrics_ports"] == [metrics_port, metrics_port + 1]
+    listening = [e for e in events if e.get("event") == "listening"]
+    assert len(listening) == 2
+    assert {e["web_port"] for e in listening} == {web_port}
+    assert {e["metrics_port"] for e in listening} == {metrics_port, metrics_port + 1}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -169,9 +170,10 @@ def test_a_retry_through_a_process_with_a_stale_state_returns_the_first_response
     game = create(a, "whats_your_name", 3, seed=35)
     credential = game.seat_credentials[0]
     move = b.legal_moves(game.name, credential)[0]
-    first = b.apply(game.name, credential, move, request_id="choose-1")
+    request_id = str(uuid.uuid4())
+    first = b.apply(game.name, credential, move, request_id=request_id)
     again, trips = counted(
-        replicas.redis, a.apply, game.name, credential, move, request_id="choose-1"
+        replicas.redis, a.apply, game.name, credential, move, request_id=request_id
     )
     assert again == first
     assert trips == 1  # the write, answered with the record
@@ -185,14 +187,15 @@ def test_a_retry_through_the_same_process_returns_the_first_response(
     a = replicas.a
     game = create(a, "vampire_queen", 3, seed=36)
     credential, moves = turn(a, game, game.view)
-    first = a.apply(game.name, credential, moves[0], request_id="play-1")
+    request_id = str(uuid.uuid4())
+    first = a.apply(game.name, credential, moves[0], request_id=request_id)
     # On the remembered state the seat's turn has passed: the refusal is read again, with the
     # record, which gives the first response.
-    again = a.apply(game.name, credential, moves[0], request_id="play-1")
+    again = a.apply(game.name, credential, moves[0], request_id=request_id)
     assert again == first
     assert len(moves) > 1  # the seed gives the seat a choice
     with pytest.raises(CroupierError) as caught:
-        a.apply(game.name, credential, moves[-1], request_id="play-1")
+        a.apply(game.name, credential, moves[-1], request_id=request_id)
     assert caught.value.reason == "REQUEST_ID_REUSED"
     assert a.get(game.name).move_count == 1
 

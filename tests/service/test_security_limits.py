@@ -13,6 +13,7 @@ import pytest
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
+from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from service.embedded_redis import EmbeddedRedis
 from tests.service.helpers import create, play_to_end
@@ -120,6 +121,30 @@ def test_limits_give_resource_exhausted(store: EmbeddedRedis) -> None:
         with pytest.raises(CroupierError) as caught:
             client.create(VampireQueenOptions(), 3, request_id="z" * 3000)
         assert caught.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_seat_limit_is_only_for_counts_the_game_allows(store: EmbeddedRedis) -> None:
+    """With --max-seats 10: Vampire Queen with 12 seats (its rules allow 3 to 12) is the
+    server's limit, RESOURCE_EXHAUSTED / SEAT_LIMIT; One Card with 13 (it allows 2 to 10) is
+    INVALID_ARGUMENT / INVALID_OPTIONS whatever the limit; 10 seats of either are created."""
+    with (
+        LocalServer(store.url, extra_args=("--max-seats", "10")) as server,
+        Croupier(server.target) as client,
+    ):
+        with pytest.raises(CroupierError) as caught:
+            client.create(VampireQueenOptions(), 12)
+        assert (caught.value.code, caught.value.reason) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "SEAT_LIMIT",
+        )
+        with pytest.raises(CroupierError) as caught:
+            client.create(OneCardOptions(), 13)
+        assert (caught.value.code, caught.value.reason) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "INVALID_OPTIONS",
+        )
+        assert len(client.create(VampireQueenOptions(), 10).seat_credentials) == 10
+        assert len(client.create(OneCardOptions(), 10).seat_credentials) == 10
 
 
 def test_games_expire(store: EmbeddedRedis) -> None:

@@ -8,6 +8,8 @@ with Croupier("localhost:50051") as croupier:
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Callable, Generator, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
@@ -21,6 +23,29 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 
 T = TypeVar("T")
+
+# What gRPC itself retries, with exponential backoff (randomized, so that the calls refused
+# together do not come back together): UNAVAILABLE only, the code of calls the server refused
+# before doing anything (OVERLOADED), of a store it could not reach (STORE_UNAVAILABLE), and of
+# a connection that failed. Where the server asks for a delay (grpc-retry-pushback-ms, sent with
+# OVERLOADED beside its RetryInfo) gRPC waits that long instead. Nothing else is retried:
+# RESOURCE_EXHAUSTED includes limits no retry lifts (SEAT_LIMIT); see docs/api.md. A call made
+# twice is harmless: reads change nothing, and ApplyMove always carries a request id.
+MAX_ATTEMPTS = 5  # gRPC's own ceiling
+
+
+def service_config(max_attempts: int = MAX_ATTEMPTS) -> str:
+    """The gRPC service config (JSON) of the channel: GameService's retry policy."""
+    method: dict[str, object] = {"name": [{"service": "croupier.v1.GameService"}]}
+    if max_attempts > 1:
+        method["retryPolicy"] = {
+            "maxAttempts": max_attempts,
+            "initialBackoff": "0.1s",
+            "maxBackoff": "2s",
+            "backoffMultiplier": 2,
+            "retryableStatusCodes": ["UNAVAILABLE"],
+        }
+    return json.dumps({"methodConfig": [method]})
 
 
 def _metadata(credential: str | None) -> list[tuple[str, str]]:
@@ -37,13 +62,16 @@ class Croupier:
         timeout: float | None = 10.0,
         credentials: grpc.ChannelCredentials | None = None,
         operator_key: str | None = None,
+        max_attempts: int = MAX_ATTEMPTS,
     ) -> None:
         """`credentials`: TLS channel credentials (e.g. grpc.ssl_channel_credentials(root));
-        `operator_key`: sent with CreateGame to servers that restrict who creates games."""
+        `operator_key`: sent with CreateGame to servers that restrict who creates games;
+        `max_attempts`: tries of a call answered UNAVAILABLE (1: no retry), within `timeout`."""
+        options = [("grpc.service_config", service_config(max_attempts))]
         self.channel = (
-            grpc.secure_channel(target, credentials)
+            grpc.secure_channel(target, credentials, options=options)
             if credentials
-            else grpc.insecure_channel(target)
+            else grpc.insecure_channel(target, options=options)
         )
         self._stub = GameServiceStub(self.channel)
         self.timeout = timeout
@@ -64,6 +92,8 @@ class Croupier:
         seed: int | None = None,
         request_id: str = "",
     ) -> pb.CreateGameResponse:
+        """`request_id`: a UUID (`str(uuid.uuid4())`), kept to retry with; a retry returns the
+        first response, seat credentials included (docs/api.md)."""
         request = pb.CreateGameRequest(
             seats=seats, display_names=display_names, request_id=request_id
         )
@@ -90,9 +120,16 @@ class Croupier:
     def apply(
         self, name: str, credential: str, move: Message, *, etag: str = "", request_id: str = ""
     ) -> pb.ApplyMoveResponse:
-        """Apply `move` (a `Move`, or a game's own move message) for the credential's seat."""
+        """Apply `move` (a `Move`, or a game's own move message) for the credential's seat.
+        `request_id`: a UUID, the seat's own; a retry with it applies nothing twice."""
         request = pb.ApplyMoveRequest(
-            name=name, move=wrap_move(move), etag=etag, request_id=request_id
+            # Never without a request id (a fresh one when none is given): a try whose answer
+            # was lost may have been applied, and gRPC's retry of it must then get that first
+            # response back rather than apply the move twice. Give one to retry it yourself.
+            name=name,
+            move=wrap_move(move),
+            etag=etag,
+            request_id=request_id or str(uuid.uuid4()),
         )
         response: pb.ApplyMoveResponse = self._call(self._stub.ApplyMove, request, credential)
         return response

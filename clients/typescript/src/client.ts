@@ -18,6 +18,7 @@ import {
   type WatchGameResponse,
 } from "./gen/croupier/v1/game_service_pb.js";
 import { CroupierError } from "./errors.js";
+import { DEFAULT_RETRY, newRequestId, withRetry, type RetryPolicy } from "./retry.js";
 
 /** The game to create: the `options` oneof of CreateGameRequest, e.g.
  * `{ case: "vampireQueen", value: create(VampireQueenOptionsSchema, { rounds: 3 }) }`, or
@@ -49,18 +50,24 @@ export interface CroupierOptions {
   timeoutMs?: number;
   /** Called by close(), e.g. to end the Node transport's HTTP/2 session. */
   onClose?: () => void;
+  /** Retries of UNAVAILABLE (src/retry.ts); `{ maxAttempts: 1 }`: none. Each try has its own
+   * `timeoutMs`. */
+  retry?: RetryPolicy;
 }
 
 export interface CreateOptions {
   displayNames?: string[];
   seed?: bigint | number;
+  /** Retry-safe id, a UUID (e.g. `crypto.randomUUID()`): a retry with it returns the first
+   *  response, seat credentials included, to this caller only. Anything else: INVALID_ARGUMENT. */
   requestId?: string;
 }
 
 export interface ApplyOptions {
   /** Apply only if the game is still at this etag (else ABORTED / ETAG_MISMATCH). */
   etag?: string;
-  /** Retry-safe id: a retry returns the first response and applies nothing twice. */
+  /** Retry-safe id, a UUID (e.g. `crypto.randomUUID()`), the seat's own: a retry returns the
+   *  first response and applies nothing twice. Anything else: INVALID_ARGUMENT. */
   requestId?: string;
 }
 
@@ -73,11 +80,13 @@ export class Croupier {
   readonly service: Client<typeof GameService>;
   private readonly timeoutMs: number;
   private readonly onClose: (() => void) | undefined;
+  private readonly retry: Required<RetryPolicy>;
 
   constructor(transport: Transport, options: CroupierOptions = {}) {
     this.service = createClient(GameService, transport);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.onClose = options.onClose;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
   }
 
   private options(credential: string | undefined, signal?: AbortSignal): CallOptions {
@@ -88,12 +97,8 @@ export class Croupier {
     };
   }
 
-  private async call<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      throw CroupierError.from(error);
-    }
+  private call<T>(run: () => Promise<T>): Promise<T> {
+    return withRetry(run, this.retry);
   }
 
   /** Creates a game; the response holds one secret credential per seat. */
@@ -131,25 +136,35 @@ export class Croupier {
     return this.call(() => this.service.listLegalMoves({ name }, this.options(credential)));
   }
 
-  /** Applies one move for the credential's seat. */
+  /** Applies one move for the credential's seat. Without `requestId` a fresh UUID is sent: a
+   * try whose answer was lost may have been applied, and the retry must then get that first
+   * response back rather than apply the move twice. Give one to retry the move yourself. */
   apply(name: string, credential: string, move: MoveInit, extra: ApplyOptions = {}): Promise<ApplyMoveResponse> {
     return this.call(() =>
       this.service.applyMove(
-        { name, move, etag: extra.etag ?? "", requestId: extra.requestId ?? "" },
+        { name, move, etag: extra.etag ?? "", requestId: extra.requestId || newRequestId() },
         this.options(credential),
       ),
     );
   }
 
-  /** The view now, then after every move, until the game is over (or `signal` aborts). */
+  /** The view now, then after every move, until the game is over (or `signal` aborts).
+   * Opening the stream is retried like a call; once a message has come, an error ends it. */
   async *watch(name: string, credential?: string, signal?: AbortSignal): AsyncGenerator<WatchGameResponse> {
     const options: CallOptions = { headers: bearer(credential), ...(signal ? { signal } : {}) };
+    const open = async (): Promise<[AsyncIterator<WatchGameResponse>, IteratorResult<WatchGameResponse>]> => {
+      const stream = this.service.watchGame({ name }, options)[Symbol.asyncIterator]();
+      return [stream, await stream.next()];
+    };
+    const [stream, first] = await withRetry(open, this.retry, signal);
     try {
-      for await (const message of this.service.watchGame({ name }, options)) {
-        yield message;
+      for (let next = first; !next.done; next = await stream.next()) {
+        yield next.value;
       }
     } catch (error) {
       throw CroupierError.from(error);
+    } finally {
+      await stream.return?.();
     }
   }
 

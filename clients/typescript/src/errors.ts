@@ -8,6 +8,7 @@ import {
   BadRequestSchema,
   ErrorInfoSchema,
   PreconditionFailureSchema,
+  RetryInfoSchema,
 } from "./gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "./gen/google/rpc/status_pb.js";
 
@@ -43,6 +44,9 @@ export class CroupierError extends Error {
   /** The ErrorInfo metadata, e.g. `{ rule_id: "VQ-3.2" }` or `{ current_etag: "..." }`. */
   readonly metadata: Readonly<Record<string, string>>;
   readonly fieldViolations: readonly FieldViolation[];
+  /** How long the server asks the caller to wait before trying again (google.rpc.RetryInfo,
+   * e.g. with OVERLOADED or RATE_LIMITED), in milliseconds. */
+  readonly retryDelayMs: number | undefined;
   /** The server's message, without the code prefix. */
   readonly rawMessage: string;
 
@@ -54,6 +58,7 @@ export class CroupierError extends Error {
       ruleId?: string | undefined;
       metadata?: Record<string, string>;
       fieldViolations?: FieldViolation[];
+      retryDelayMs?: number | undefined;
       cause?: unknown;
     } = {},
   ) {
@@ -65,6 +70,7 @@ export class CroupierError extends Error {
     this.ruleId = extra.ruleId;
     this.metadata = extra.metadata ?? {};
     this.fieldViolations = extra.fieldViolations ?? [];
+    this.retryDelayMs = extra.retryDelayMs;
   }
 
   /** Any error thrown by a call (a ConnectError, a network error, ...) as a CroupierError. */
@@ -77,6 +83,7 @@ export class CroupierError extends Error {
     const info = details.first(ErrorInfoSchema);
     const failure = details.first(PreconditionFailureSchema);
     const bad = details.first(BadRequestSchema);
+    const retry = details.first(RetryInfoSchema)?.retryDelay;
     return new CroupierError(
       connectError.code,
       info?.reason || codeName(connectError.code),
@@ -88,6 +95,8 @@ export class CroupierError extends Error {
           field: v.field,
           description: v.description,
         })),
+        retryDelayMs:
+          retry === undefined ? undefined : Number(retry.seconds) * 1000 + retry.nanos / 1_000_000,
         cause: connectError,
       },
     );

@@ -3,5 +3,6 @@
 
 export * from "./client.js";
 export * from "./errors.js";
+export * from "./retry.js";
 export * from "./gen/croupier/v1/game_service_pb.js";
 export * from "./gen/croupier/v1/common_pb.js";

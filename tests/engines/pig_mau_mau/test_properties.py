@@ -1,7 +1,8 @@
 """Property tests: random legal play for 2..5 players and every option ends after four races,
 conserves the 39 cards and each player's four betting cards, never shows a seat another
 seat's hand, the draw pile or another seat's bet colour (views, events, errors), and replays
-byte for byte from seed and move log (C-2, C-4, C-5, PM-6.5)."""
+byte for byte from seed and move log (C-2, C-4, C-5, PM-6.5); a forgotten Mau call never hands
+a pending +2 total on (PM-7.3)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,13 @@ def play_checked(options: PigMauMauOptions, seats: int, seed: int) -> None:
         events = ENGINE.apply(state, seat, move)
         log.append((seat, move))
         races_ended += kinds(events).count("race_ended")
+        if "mau_forgotten" in kinds(events):
+            # PM-7.3: a forgotten call never moves a pending +2 total on to the next player
+            assert "draw_pending" not in kinds(events)
+            for emitted in events:
+                event = emitted.for_seat(None)
+                if event is not None and event.WhichOneof("kind") == "cards_drawn":
+                    assert event.cards_drawn.seat == seat or not event.cards_drawn.pending_total
         check_events_hide_secrets(state, events)
         # the 39 game cards are all somewhere, once
         assert all_cards(state) == list(range(39))

@@ -88,6 +88,25 @@ def test_race_scoring_is_described() -> None:
     assert "Race points: Anna 8, Bernd 6." in text
 
 
+def test_a_forgotten_call_on_a_plus_two_answer_reads_as_the_players_own_draw() -> None:
+    """PM-7.3: the transcript says the card went back without its action, and the next line is
+    the same player taking the total (the turn is not yet lost: they still draw)."""
+    state = position(
+        hands=[[num(PINK, 1)], [p2(BROWN), num(PINK, 2)], [num(BLACK, 4)]],
+        top=p2(BLACK),
+        pending=2,
+        turn=1,
+        mau=True,
+    )
+    events = ENGINE.apply(state, 1, play(p2(BROWN)))
+    public = [e.public for e in events[:2] if e.public is not None]
+    lines = [line for event in public for line in render.describe_event(event, NAMES[:3])]
+    assert lines == [
+        'Bernd plays brown +2 without calling "Mau": takes it back, no action.',
+        "Bernd draws 2 cards (taking +2).",
+    ]
+
+
 @pytest.mark.parametrize("seats", [2, 3, 4, 5])
 def test_a_whole_transcript_renders(seats: int) -> None:
     """Every event of a random game renders as readable lines (never the proto dump), and a

@@ -4,6 +4,8 @@
     croupier-bench --concurrency 1                   # latency mode (blocking client calls)
     croupier-bench --server-cpus 0 --client-cpus 1   # server (and its Redis) and load on own cores
     croupier-bench --target HOST:PORT --server-pid PID --redis-url URL   # a server you started
+                   (started with --benchmark-service --anonymous-rate-limit 0: Echo is the
+                   baseline, and every CreateGame comes from this one address)
     croupier-bench --engines                         # the engines alone: no gRPC, no Redis
     croupier-bench --watchers 1000 --watch-games 16  # WatchGame streams while moves are made
 
@@ -72,7 +74,11 @@ def _parser() -> argparse.ArgumentParser:
         type=_positive(int),
         help="seats per game, within each game's range (default: each game's maximum)",
     )
-    parser.add_argument("--target", help="host:port of a running server (default: start one)")
+    parser.add_argument(
+        "--target",
+        help="host:port of a running server (default: start one), started with"
+        " --benchmark-service --anonymous-rate-limit 0",
+    )
     parser.add_argument("--server-pid", type=int, help="pid of the --target server, for its CPU")
     parser.add_argument(
         "--redis-url",

@@ -5,6 +5,7 @@ the next one), so its figures mix the costs of those calls."""
 from __future__ import annotations
 
 import random
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,7 +91,7 @@ class GamePlay:
         request = pb.ApplyMoveRequest(
             name=table.name,
             move=chooser.choice(listed.moves),
-            request_id=f"b{load.spec.index}.{self.moves}",
+            request_id=str(uuid.uuid4()),
         )
         applied = await load.call("apply_move", stub.ApplyMove, request, metadata, game)
         if applied is None:

@@ -101,7 +101,8 @@ def print_service(report: dict[str, Any], out: TextIO) -> None:
         "\nTo measure the server and not the load generator, give each its own core(s):\n"
         "  croupier-bench --server-cpus 0 --client-cpus 1          (server and its Redis on"
         " core 0)\n"
-        "  taskset -c 0 croupier-server --port 50051 &  taskset -c 1 croupier-bench"
+        "  taskset -c 0 croupier-server --port 50051 --benchmark-service"
+        " --anonymous-rate-limit 0 &  taskset -c 1 croupier-bench"
         " --target localhost:50051 --server-pid $!",
         file=out,
     )

@@ -10,6 +10,7 @@ import os
 import random
 import statistics
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -124,7 +125,7 @@ def count_round_trips(
                 "list_legal_moves", stub.ListLegalMoves, pb.ListLegalMovesRequest(name=name), md
             )
             move = pb.ApplyMoveRequest(
-                name=name, move=chooser.choice(listed.moves), request_id=f"rt.{seed}.{number}"
+                name=name, move=chooser.choice(listed.moves), request_id=str(uuid.uuid4())
             )
             if number == moves - 1:
                 timed("get_game", stub.GetGame, pb.GetGameRequest(name=name))
@@ -183,10 +184,9 @@ def _monitor(redis_url: str, client: Any, call: Callable[[], Any]) -> list[str]:
 
 
 def game_memory(redis_url: str, names: dict[str, list[str]]) -> dict[str, Any]:
-    """For finished games of each type (replayed, so the request id of move i is
-    request_id(i)): the stored StoredGame, the move log and the idempotency records, in bytes
-    and in Redis memory (MEMORY USAGE, all samples)."""
-    from croupier.bench.replay import request_id
+    """For finished games of each type (replayed, so every move has a request id): the stored
+    StoredGame, the move log and the idempotency records, in bytes and in Redis memory (MEMORY
+    USAGE, all samples)."""
     from service import keys
 
     client = connect(redis_url)
@@ -199,7 +199,9 @@ def game_memory(redis_url: str, names: dict[str, list[str]]) -> dict[str, Any]:
                 entries: list[bytes] = client.lrange(keys.log(game_id), 0, -1)
                 if not entries:
                     continue
-                requests = [keys.request(game_id, request_id(i)) for i in range(len(entries))]
+                # The records' keys name the seat credential that sent each move: found by
+                # their common prefix (the game's hash tag keeps them on one node).
+                requests = sorted(client.scan_iter(match=keys.request(game_id, "*")))
                 sampled = requests[:: max(1, len(requests) // 20)]
                 rows.append(
                     {

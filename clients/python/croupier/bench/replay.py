@@ -6,6 +6,7 @@ validated, applied and stored by the server as any other move."""
 from __future__ import annotations
 
 import random
+import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,10 +54,10 @@ def record_games(
 
 
 def request_id(position: int) -> str:
-    """The request id of a game's move: unique within the game (the server keys its records by
-    game), as long as a UUID's 32 hex digits (so stored records are as large as a real
-    client's)."""
-    return f"{position:032x}"
+    """The request id of a game's move: a UUID (as the server requires), unique within the game
+    (the server keys its records by game and seat), so stored records are as large as a real
+    client's."""
+    return str(uuid.UUID(int=position))
 
 
 def lanes_per_game(concurrency: int, game_types: int) -> int:

@@ -26,7 +26,14 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
         pids = {"server": args.server_pid} if args.server_pid else {}
         yield Server(args.target, False, pids, args.redis_url)
         return
-    server = LocalServer(args.redis_url, log_level=args.server_log_level)
+    # Echo (the baseline) is served only when asked; and every CreateGame of the benchmark
+    # comes from this one address, so the per-address limit of calls without a credential is
+    # off (a --target server must be started the same way: docs/performance.md).
+    server = LocalServer(
+        args.redis_url,
+        log_level=args.server_log_level,
+        extra_args=("--benchmark-service", "--anonymous-rate-limit", "0"),
+    )
     own = frozenset(os.sched_getaffinity(0))
     with affinity(args.server_cpus):  # the server process inherits the affinity
         server.start(timeout=60.0)

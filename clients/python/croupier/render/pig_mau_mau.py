@@ -94,7 +94,7 @@ def describe_event(event: PigMauMauEvent, names: Sequence[str]) -> list[str]:
         e5 = event.mau_forgotten
         return [
             f"{seat_name(n, e5.seat)} plays {card(e5.card)} without calling"
-            f' "{_CALLS.get(e5.required, "?")}": takes it back, turn lost.'
+            f' "{_CALLS.get(e5.required, "?")}": takes it back, no action.'
         ]
     if kind == "cards_drawn":
         e6 = event.cards_drawn

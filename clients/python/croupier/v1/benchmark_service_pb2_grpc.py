@@ -28,7 +28,8 @@ if _version_not_supported:
 class BenchmarkServiceStub:
     """A trivial service served by the same server, through the same call handling (logging,
     metrics, rate limits) as GameService: croupier-bench measures its baseline with it, so that
-    ApplyMove's figures can be compared across machines.
+    ApplyMove's figures can be compared across machines. Served only by a server started with
+    --benchmark-service (otherwise UNIMPLEMENTED).
     """
 
     def __init__(self, channel):
@@ -47,7 +48,8 @@ class BenchmarkServiceStub:
 class BenchmarkServiceServicer:
     """A trivial service served by the same server, through the same call handling (logging,
     metrics, rate limits) as GameService: croupier-bench measures its baseline with it, so that
-    ApplyMove's figures can be compared across machines.
+    ApplyMove's figures can be compared across machines. Served only by a server started with
+    --benchmark-service (otherwise UNIMPLEMENTED).
     """
 
     def Echo(self, request, context):
@@ -76,7 +78,8 @@ def add_BenchmarkServiceServicer_to_server(servicer, server):
 class BenchmarkService:
     """A trivial service served by the same server, through the same call handling (logging,
     metrics, rate limits) as GameService: croupier-bench measures its baseline with it, so that
-    ApplyMove's figures can be compared across machines.
+    ApplyMove's figures can be compared across machines. Served only by a server started with
+    --benchmark-service (otherwise UNIMPLEMENTED).
     """
 
     @staticmethod

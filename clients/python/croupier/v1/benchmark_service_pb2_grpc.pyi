@@ -29,7 +29,8 @@ GRPC_VERSION: str
 class BenchmarkServiceStub:
     """A trivial service served by the same server, through the same call handling (logging,
     metrics, rate limits) as GameService: croupier-bench measures its baseline with it, so that
-    ApplyMove's figures can be compared across machines.
+    ApplyMove's figures can be compared across machines. Served only by a server started with
+    --benchmark-service (otherwise UNIMPLEMENTED).
     """
 
     @_typing.overload
@@ -43,7 +44,8 @@ class BenchmarkServiceStub:
 class BenchmarkServiceAsyncStub(BenchmarkServiceStub):
     """A trivial service served by the same server, through the same call handling (logging,
     metrics, rate limits) as GameService: croupier-bench measures its baseline with it, so that
-    ApplyMove's figures can be compared across machines.
+    ApplyMove's figures can be compared across machines. Served only by a server started with
+    --benchmark-service (otherwise UNIMPLEMENTED).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -53,7 +55,8 @@ class BenchmarkServiceAsyncStub(BenchmarkServiceStub):
 class BenchmarkServiceServicer(metaclass=_abc_1.ABCMeta):
     """A trivial service served by the same server, through the same call handling (logging,
     metrics, rate limits) as GameService: croupier-bench measures its baseline with it, so that
-    ApplyMove's figures can be compared across machines.
+    ApplyMove's figures can be compared across machines. Served only by a server started with
+    --benchmark-service (otherwise UNIMPLEMENTED).
     """
 
     @_abc_1.abstractmethod

@@ -44,8 +44,9 @@ class CreateGameRequest(_message.Message):
     seed: _builtins.int
     """Seed of the game's generator (C-2); drawn from a cryptographic source when absent."""
     request_id: _builtins.str
-    """Optional client-chosen id (at most 128 characters): a retry with the same id returns the
-    first response instead of creating a second game.
+    """Optional client-chosen id, a UUID (8-4-4-4-12 hex digits; else INVALID_ARGUMENT): a retry
+    with the same id returns the first response instead of creating a second game. With
+    operator keys, the id is the key's own.
     """
     @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameOptions:
@@ -252,8 +253,8 @@ class ApplyMoveRequest(_message.Message):
     etag: _builtins.str
     """Optional: apply only if the game's etag is still this one (else ABORTED)."""
     request_id: _builtins.str
-    """Optional client-chosen id (at most 128 characters): a retry with the same id returns the
-    first response and applies nothing twice.
+    """Optional client-chosen id, a UUID (8-4-4-4-12 hex digits; else INVALID_ARGUMENT), the
+    seat's own: a retry with the same id returns the first response and applies nothing twice.
     """
     @_builtins.property
     def move(self) -> Global___Move:

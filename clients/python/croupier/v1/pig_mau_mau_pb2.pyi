@@ -894,7 +894,10 @@ class PigMauMauEvent(_message.Message):
 
     @_typing.final
     class MauForgotten(_message.Message):
-        """A play without the required call (PM-7.2): the card went back to the hand, no action."""
+        """A play without the required call (PM-7.2): the card went back to the hand, no action.
+        A +2 so taken back did not answer a pending +2: the same seat then takes the total as with
+        Draw (`cards_drawn`, the steps, the bet) before the turn passes (PM-7.3).
+        """
 
         DESCRIPTOR: _descriptor.Descriptor
 

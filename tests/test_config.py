@@ -1,0 +1,61 @@
+"""Settings are read by their declared types: booleans from words, numbers checked."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from service.config import parse, parse_bool, to_args
+
+
+@pytest.mark.parametrize("word", ["1", "true", "True", "YES", "on", " true "])
+def test_true_words(word: str) -> None:
+    assert parse_bool(word) is True
+
+
+@pytest.mark.parametrize("word", ["0", "false", "False", "no", "OFF", ""])
+def test_false_words(word: str) -> None:
+    """`bool("false")` is True in Python: the parser must not use it."""
+    assert parse_bool(word) is False
+
+
+def test_other_words_are_refused() -> None:
+    with pytest.raises(ValueError, match="not a boolean"):
+        parse_bool("maybe")
+
+
+def test_environment_values_take_their_declared_types() -> None:
+    settings = parse(
+        [],
+        environ={
+            "CROUPIER_PORT": "6000",
+            "CROUPIER_STORE_TIMEOUT": "0.25",
+            "CROUPIER_WEB_PORT": "8080",  # `int | None`
+            "CROUPIER_LOG_FORMAT": "console",
+        },
+    )
+    assert (settings.port, settings.store_timeout_seconds) == (6000, 0.25)
+    assert (settings.web_port, settings.log_format) == (8080, "console")
+
+
+def test_a_malformed_environment_value_is_an_error_naming_the_variable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        parse([], environ={"CROUPIER_PORT": "fifty"})
+    assert "CROUPIER_PORT" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reuse_port", [True, False])
+def test_to_args_gives_the_same_settings_again(reuse_port: bool) -> None:
+    """What --workers hands its processes: flags (and secrets in the environment) that parse
+    back to the same settings, booleans both ways."""
+    settings = dataclasses.replace(
+        parse([], environ={}), reuse_port=reuse_port, operator_key="k", web_port=0
+    )
+    args, environ = to_args(settings)
+    assert "k" not in args
+    assert parse(args, environ=environ) == settings
+    # A boolean turned off by a flag stays off.
+    assert parse(["--no-reuse-port"], environ={}).reuse_port is False
