@@ -28,12 +28,6 @@ PREFIX = {
 }
 RULE_ID = r"\b(?:C|OC|PM|TR|VQ|WN)-\d+(?:\.\d+)?"
 
-# Rules whose test arrives with another branch. The lead removes an entry when merging that
-# branch; the test below fails once the awaited test is there, as a reminder.
-AWAITED_FROM_MERGE: dict[str, str] = {
-    "PM-7.3": "the Pig Mau Mau branch brings test_pm_7_3_... (a forgotten call on a +2 answer)",
-}
-
 
 def rules_of(page: Path) -> list[str]:
     """The rule ids of a page's "Rules" section (the whole page for the README), in order."""
@@ -78,11 +72,7 @@ def test_every_game_has_a_rules_page() -> None:
 def test_every_rule_has_a_test(game_id: str) -> None:
     ids = rules_of(GAME_DOCS / f"{game_id}.md")
     missing = uncovered(ids, ROOT / "tests" / "engines" / game_id)
-    awaited = [rule_id for rule_id in missing if rule_id in AWAITED_FROM_MERGE]
-    missing = [rule_id for rule_id in missing if rule_id not in AWAITED_FROM_MERGE]
     assert not missing, f"{game_id}: rules without a test: {missing}"
-    arrived = [i for i in ids if i in AWAITED_FROM_MERGE and i not in awaited]
-    assert not arrived, f"{game_id}: {arrived} have a test now: remove them from AWAITED_FROM_MERGE"
 
 
 def test_every_shared_rule_has_a_test() -> None:
