@@ -563,7 +563,9 @@ class StaticFiles:
             common.append((b"content-encoding", b"gzip"))
         common += [(b"content-type", found.content_type), (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": 200, "headers": common})
-        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
+        await send(
+            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+        )
 
 
 @dataclass
@@ -642,5 +644,12 @@ async def start_web_gateway(
         serve(app, config, shutdown_trigger=stopping.wait, mode="asgi"),  # type: ignore[arg-type]
         name="croupier-web-gateway",
     )
-    log.info("web gateway listening on port %d", bound_port)
+    if table_folder is not None:
+        log.info(
+            "web gateway listening on port %d; the table page at http://<host>:%d/",
+            bound_port,
+            bound_port,
+        )
+    else:
+        log.info("web gateway listening on port %d", bound_port)
     return WebGateway(bound_port, stopping, task)

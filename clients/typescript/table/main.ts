@@ -41,7 +41,7 @@ function header(extra?: HTMLElement): HTMLElement {
 function explain(error: unknown): string {
   const e = CroupierError.from(error);
   if (e.reason === "CREDENTIAL_REJECTED" || e.code === Code.PermissionDenied || e.code === Code.Unauthenticated) return t("badCredential");
-  if (e.code === Code.NotFound) return t("noGame");
+  if (e.code === Code.NotFound || e.reason === "INVALID_NAME") return t("noGame");
   if (e.code === Code.Unavailable || e.code === Code.Unknown || e.code === Code.DeadlineExceeded) return t("serverDown");
   return `${t("unexpected")}: ${e.codeName} ${e.reason} ${e.rawMessage}`;
 }
@@ -379,7 +379,7 @@ function render(): void {
   const logEl = h("section", { class: "log", "aria-label": t("log") }, h("h2", {}, t("log")),
     h("ol", { "aria-live": "polite" }, log.slice(0, 12).map((l) => h("li", { class: l.fresh ? "fresh" : "" }, l.text))));
 
-  app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}` },
+  app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}`, "data-etag": v.etag, "data-seat": me },
     notice ? h("div", { class: "alert soft", role: "status" }, notice) : null,
     result, seats, centre(v), handEl, movesEl, logEl));
   if (focused) {
