@@ -313,11 +313,17 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     seats, options = GAMES[game]
     watched = Watched(page)
     links = create_in_lobby(page, web(table), game, seats, options)
+    if game == "vampire_queen":
+        page.screenshot(path=SCREENSHOTS / "lobby.png", full_page=True)
     paint = first_paint_ms(page)
     print(f"\n{game}: first contentful paint of the lobby {paint:.0f} ms")
     assert 0 <= paint < 5000  # a sanity bound: the figure is the printed one
     page.goto(links[0])
     page.wait_for_selector("[data-testid=hand]")
+    if game == "trinity":  # the Korean labels: this table is played (and shown) in Korean
+        page.click("#lang")
+        assert page.inner_text("[data-testid=hand] h2").startswith("내 손패")
+        assert "삼위일체" in page.inner_text("header")
     shot: dict[str, bool] = {}
 
     def at_move(made: int) -> None:
@@ -325,6 +331,7 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
         if made >= 3 and not shot:
             page.mouse.move(0, 0)
             page.wait_for_timeout(300)
+            assert page.query_selector(".log li") is not None  # the moves so far, live
             page.screenshot(path=SCREENSHOTS / f"{game}.png")
             page.set_viewport_size(PHONE)
             assert fits_the_width(page), "the table is wider than a phone"
@@ -340,7 +347,9 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     assert re.search(r"\d", result)
     if not shot:
         page.screenshot(path=SCREENSHOTS / f"{game}.png")
-    page.screenshot(path=SCREENSHOTS / f"{game}-result.png") if game == "trinity" else None
+    if game == "vampire_queen":
+        page.mouse.move(0, 0)
+        page.screenshot(path=SCREENSHOTS / "result.png")
     assert watched.errors == []
     assert all("cred" not in r.url and "?" not in r.url for r in watched.responses)
 
@@ -471,6 +480,7 @@ def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, pa
     hand = dom_hand(page)
     page.reload()
     page.wait_for_selector("[data-testid=hand]")
+    print(f"\nfirst contentful paint of a table, reloaded: {first_paint_ms(page):.0f} ms")
     assert page.get_attribute("main", "data-seat") == "0"
     if page.get_attribute("main", "data-etag") == before:
         assert dom_hand(page) == hand

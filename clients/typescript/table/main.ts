@@ -127,7 +127,7 @@ function lobby(): void {
       h("label", {}, t("game"), " ", select),
       h("label", {}, `${t("seats")} (${info.minSeats}–${info.maxSeats})`, " ", seats),
       h("fieldset", {}, h("legend", {}, t("options")), info.options.map((o) => optionInput(o, info.id))),
-      h("fieldset", {}, h("legend", {}, t("bot")), botBox, h("p", { class: "note" }, t("botsNote"))),
+      h("fieldset", {}, h("legend", {}, t("bots")), botBox, h("p", { class: "note" }, t("botsNote"))),
       create, status),
     lobbyLinks));
 }
