@@ -25,7 +25,15 @@ from typing import Any
 import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from playwright.sync_api import Browser, Page, Response, ViewportSize
+from playwright.sync_api import (
+    Browser,
+    BrowserType,
+    Page,
+    Playwright,
+    Response,
+    ViewportSize,
+    sync_playwright,
+)
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
@@ -119,17 +127,50 @@ def web(server: WebServer) -> str:
     return server.web_url
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+# pytest-playwright's fixtures, scoped to this module: its session-wide Playwright keeps an
+# event loop running in the main thread, and every later test calling asyncio.run() would fail.
+# One browser serves the whole module.
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    driver = sync_playwright().start()
+    yield driver
+    driver.stop()
+
+
+@pytest.fixture(scope="module")
+def browser_type(playwright: Playwright) -> BrowserType:
+    return playwright.chromium
+
+
+@pytest.fixture(scope="module")
+def browser_type_launch_args() -> dict[str, Any]:
     # Debian's chromium (Playwright's own browsers cannot be downloaded here); root needs
     # --no-sandbox.
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "headless": True,
-            "args": ["--no-sandbox"]}  # fmt: skip
+    return {"executable_path": CHROMIUM, "headless": True, "args": ["--no-sandbox"]}
 
 
-@pytest.fixture(scope="session")
-def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
-    return {**browser_context_args, "viewport": DESKTOP, "locale": "en-US"}
+@pytest.fixture(scope="module")
+def launch_browser(
+    browser_type_launch_args: dict[str, Any], browser_type: BrowserType
+) -> Callable[..., Browser]:
+    def launch(**kwargs: Any) -> Browser:
+        return browser_type.launch(**{**browser_type_launch_args, **kwargs})
+
+    return launch
+
+
+@pytest.fixture(scope="module")
+def browser(launch_browser: Callable[..., Browser]) -> Iterator[Browser]:
+    launched = launch_browser()
+    yield launched
+    launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context_args() -> dict[str, Any]:
+    return {"viewport": DESKTOP, "locale": "en-US"}
 
 
 # ---- helpers ----
