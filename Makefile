@@ -9,8 +9,12 @@ PYTEST_ARGS ?=
 
 .PHONY: run test install redis-server node chromium lint format proto clean
 
+# The table page is served by the web gateway: open http://localhost:8080/ (docs/browser.md).
+WEB_PORT ?= 8080
+
 run: install redis-server
-	$(BIN)/croupier-server --log-format console
+	@echo "Croupier: gRPC on port 50051; the table in a browser at http://localhost:$(WEB_PORT)/"
+	$(BIN)/croupier-server --log-format console --web-port $(WEB_PORT)
 
 test: install redis-server node chromium lint
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -45,11 +49,15 @@ clients/typescript/node_modules/.package-lock.json: clients/typescript/package-l
 	@command -v npm >/dev/null 2>&1 || { echo "Node.js 20+ and npm are needed for the TypeScript client"; exit 1; }
 	cd clients/typescript && npm ci --no-audit --no-fund
 
-# Headless Chromium for the browser test: Debian's package when none is installed.
+# Headless Chromium for the browser tests: Debian's package when none is installed. A Korean
+# font too (Debian's fonts-nanum, when root), so the table's screenshots show its Korean labels;
+# the tests pass without it.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
-	  { echo "chromium is needed for tests/e2e/test_browser.py (apt-get install chromium)"; exit 1; }
+	  { echo "chromium is needed for tests/e2e/test_browser.py and test_table.py (apt-get install chromium)"; exit 1; }
+	@[ -n "$$(fc-list :lang=ko 2>/dev/null)" ] || [ "$$(id -u)" != 0 ] || \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-nanum >/dev/null || true
 
 lint: install
 	$(BIN)/ruff check .

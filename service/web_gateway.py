@@ -28,12 +28,15 @@ import asyncio
 import base64
 import contextlib
 import contextvars
+import gzip
+import hashlib
 import json
 import logging
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NoReturn, cast
 
 import grpc
@@ -473,6 +476,98 @@ class Cors:
         await self._app(scope, receive, send_with_cors)
 
 
+# The table page (clients/typescript/table/, built into this folder; docs/browser.md).
+TABLE_FOLDER = Path(__file__).parent / "static"
+_CONTENT_TYPES = {
+    ".html": b"text/html; charset=utf-8",
+    ".js": b"text/javascript; charset=utf-8",
+    ".css": b"text/css; charset=utf-8",
+    ".svg": b"image/svg+xml",
+    ".png": b"image/png",
+    ".ico": b"image/x-icon",
+}
+# The page calls only its own origin and loads only its own files; no inline script, so an
+# injected string can never run. `frame-ancestors 'none'`: no clickjacking of the moves.
+_PAGE_POLICY = (
+    b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+    b" connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    body: bytes
+    gzipped: bytes
+    content_type: bytes
+    etag: bytes
+
+
+class StaticFiles:
+    """Serves the table page's files at `/` beside the RPC endpoints: a GET or HEAD of a path
+    outside `/croupier.v1.GameService/` is answered from the files of `folder`, read once at
+    start. Only the files found there are served, looked up by exact name, so no path can
+    reach outside the folder (`..`, encoded slashes and symlinks lead nowhere). Every answer
+    says `no-cache` with an ETag: a reload after an upgrade never mixes old and new files, and
+    an unchanged file costs a 304. Requests for the page are not calls: not logged or counted
+    as RPCs (and a seat's credential, in the URL fragment, never reaches the server anyway)."""
+
+    def __init__(self, app: Asgi, folder: Path) -> None:
+        self._app = app
+        self._rpc_prefix = f"/{SERVICE.full_name}/"
+        self._files: dict[str, _File] = {}
+        if folder.is_dir():
+            for path in sorted(folder.iterdir()):
+                kind = _CONTENT_TYPES.get(path.suffix)
+                if kind is None or not path.is_file() or path.is_symlink():
+                    continue
+                body = path.read_bytes()
+                digest = hashlib.sha256(body).hexdigest()[:20]
+                self._files[f"/{path.name}"] = _File(
+                    body, gzip.compress(body, 9, mtime=0), kind, f'"{digest}"'.encode()
+                )
+        if "/index.html" in self._files:
+            self._files["/"] = self._files["/index.html"]
+
+    @property
+    def paths(self) -> frozenset[str]:
+        return frozenset(self._files)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] not in ("GET", "HEAD")
+            or scope["path"].startswith(self._rpc_prefix)
+        ):
+            await self._app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        found = self._files.get(scope["path"])
+        if found is None:
+            await _answer(send, 404, b"not found")
+            return
+        common = [
+            (b"cache-control", b"no-cache"),
+            (b"etag", found.etag),
+            (b"vary", b"Accept-Encoding"),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"content-security-policy", _PAGE_POLICY),
+        ]
+        if headers.get("if-none-match") == found.etag.decode():
+            await send({"type": "http.response.start", "status": 304, "headers": common})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = found.body
+        if "gzip" in headers.get("accept-encoding", ""):
+            body = found.gzipped
+            common.append((b"content-encoding", b"gzip"))
+        common += [(b"content-type", found.content_type), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": 200, "headers": common})
+        await send(
+            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+        )
+
+
 @dataclass
 class WebGateway:
     """A started gateway: the port it listens on, and how to stop it."""
@@ -517,13 +612,15 @@ async def start_web_gateway(
     reuse_port: bool = False,
     tls: tuple[str, str] | None = None,
     max_request_bytes: int = MAX_REQUEST_BYTES,
+    table_folder: Path | None = TABLE_FOLDER,
 ) -> WebGateway:
     """Serve `servicer` to browsers on host:port (port 0: a free port), in this event loop.
 
     `cors_origins`: the origins whose pages may call (`*`: any). `reuse_port`: bind with
     SO_REUSEPORT (the processes of --workers). `tls`: (certificate chain file, key file) to
     serve HTTPS, with HTTP/2 for the browsers that negotiate it. `max_request_bytes`: the
-    largest request message accepted, as the gRPC port's limit.
+    largest request message accepted, as the gRPC port's limit. `table_folder`: the files of
+    the table page, served at `/` (None: no page).
 
     The socket is bound and listening when this returns, so `gateway.port` can be used at
     once; calls are accepted as soon as the loop runs the server task."""
@@ -537,12 +634,22 @@ async def start_web_gateway(
     config.keep_alive_timeout = 75.0  # browsers reuse connections between moves
     if tls is not None:
         config.certfile, config.keyfile = tls
-    app = Cors(GameServiceWebApp(servicer, max_request_bytes), cors_origins)
+    rpcs: Asgi = GameServiceWebApp(servicer, max_request_bytes)
+    if table_folder is not None:
+        rpcs = StaticFiles(rpcs, table_folder)
+    app = Cors(rpcs, cors_origins)
     stopping = asyncio.Event()
     task = asyncio.create_task(
         # Cors is a plain ASGI callable; Hypercorn's type names its exact scope/event types.
         serve(app, config, shutdown_trigger=stopping.wait, mode="asgi"),  # type: ignore[arg-type]
         name="croupier-web-gateway",
     )
-    log.info("web gateway listening on port %d", bound_port)
+    if table_folder is not None:
+        log.info(
+            "web gateway listening on port %d; the table page at http://<host>:%d/",
+            bound_port,
+            bound_port,
+        )
+    else:
+        log.info("web gateway listening on port %d", bound_port)
     return WebGateway(bound_port, stopping, task)

@@ -1,0 +1,2 @@
+// esbuild bundles the stylesheet imported by main.ts into table.css beside table.js.
+declare module "*.css";

@@ -1,0 +1,402 @@
+// Croupier's reference table: a lobby to create a game of any of the five games, and the
+// table of one seat, drawn from that seat's redacted view. It talks to the server only through
+// the generated TypeScript client (../src/web.ts), over the Connect protocol, at the page's own
+// origin (the web gateway serves this page). A seat's credential lives in the URL fragment
+// (#game=…&seat=…&cred=…), which browsers never send to a server. See docs/browser.md.
+
+import { Code } from "@connectrpc/connect";
+import { connectWeb, CroupierError, gameOptions, type Croupier } from "../src/web.js";
+import type { Event, GameView, Move } from "../src/gen/croupier/v1/game_service_pb.js";
+import { card, h, row } from "./dom.js";
+import { centre, describeEvent, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, seatDetails, seatName } from "./games.js";
+import { lang, setLang, t, tr, type Key, type Lang } from "./i18n.js";
+import "./table.css";
+
+const croupier: Croupier = connectWeb(location.origin, "connect", { retry: { maxAttempts: 2 } });
+const app = document.getElementById("app")!;
+const BOT_DELAY_MS = 300; // bots wait a little so people can follow their moves
+
+// ---- language ----
+
+function initLang(): void {
+  const saved = localStorage.getItem("croupier.lang");
+  setLang(saved === "ko" ? "ko" : saved === "en" ? "en" : navigator.language.startsWith("ko") ? "ko" : "en");
+  document.documentElement.lang = lang();
+}
+
+function header(extra?: HTMLElement): HTMLElement {
+  const toggle = h("button", { type: "button", id: "lang", class: "ghost", "data-key": "lang" }, t("lang"));
+  toggle.addEventListener("click", () => {
+    const next: Lang = lang() === "en" ? "ko" : "en";
+    localStorage.setItem("croupier.lang", next);
+    setLang(next);
+    document.documentElement.lang = next;
+    rerender();
+  });
+  return h("header", {}, h("a", { href: "#", class: "brand" }, "♠ ", t("title")), extra ?? null, toggle);
+}
+
+// ---- messages: every failure is shown on the page ----
+
+function explain(error: unknown): string {
+  const e = CroupierError.from(error);
+  if (e.reason === "CREDENTIAL_REJECTED" || e.code === Code.PermissionDenied || e.code === Code.Unauthenticated) return t("badCredential");
+  if (e.code === Code.NotFound || e.reason === "INVALID_NAME") return t("noGame");
+  if (e.code === Code.Unavailable || e.code === Code.Unknown || e.code === Code.DeadlineExceeded) return t("serverDown");
+  return `${t("unexpected")}: ${e.codeName} ${e.reason} ${e.rawMessage}`;
+}
+
+function fatal(message: string): void {
+  app.replaceChildren(header(), h("main", {}, h("div", { class: "alert", role: "alert", "data-testid": "error" }, message),
+    h("p", {}, h("a", { href: "#", class: "button" }, t("newGame")))));
+}
+
+window.addEventListener("error", (e) => fatal(`${t("unexpected")}: ${e.message}`));
+window.addEventListener("unhandledrejection", (e) => fatal(explain(e.reason)));
+
+// ---- the lobby ----
+
+let lobbyGame = "vampire_queen";
+let lobbyLinks: HTMLElement | null = null;
+
+function optionInput(spec: (typeof GAMES)[number]["options"][number], gameId: string): HTMLElement {
+  const id = `opt-${spec.key.replace(".", "-")}`;
+  const label = tr(spec.en, spec.ko);
+  if (spec.kind === "bool") return h("label", { class: "check" }, h("input", { type: "checkbox", id, "data-key": id }), " ", label);
+  if (spec.kind === "rows") {
+    return h("label", {}, label, " ", h("select", { id, "data-key": id },
+      h("option", { value: "" }, tr("default (J, Q, K)", "기본 (J, Q, K)")), h("option", { value: "1,2,3" }, "J, Q, K"),
+      h("option", { value: "3,1,2" }, "K, J, Q"), h("option", { value: "2,3,1" }, "Q, K, J")));
+  }
+  const attrs = { id, "data-key": id, inputmode: "numeric", min: spec.min, max: spec.max };
+  if (spec.kind === "seatlist") return h("label", {}, label, " ", h("input", { type: "text", ...attrs, pattern: "[0-9, ]*", "data-game": gameId }));
+  return h("label", {}, label, " ", h("input", { type: "number", ...attrs, placeholder: spec.kind === "optint" ? "—" : "0" }));
+}
+
+function readOptions(gameId: string): Record<string, unknown> {
+  const init: Record<string, unknown> = {};
+  for (const spec of gameInfo(gameId).options) {
+    const input = document.getElementById(`opt-${spec.key.replace(".", "-")}`) as HTMLInputElement | HTMLSelectElement | null;
+    if (input === null) continue;
+    let value: unknown;
+    if (spec.kind === "bool") value = (input as HTMLInputElement).checked || undefined;
+    else if (spec.kind === "seatlist" || spec.kind === "rows") {
+      const list = input.value.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
+      value = list.length ? list : undefined;
+    } else if (input.value !== "") value = Number(input.value);
+    if (value === undefined) continue;
+    const [head, tail] = spec.key.split(".") as [string, string | undefined];
+    if (tail === undefined) init[head] = value;
+    else init[head] = { ...(init[head] as Record<string, unknown> | undefined), [tail]: value };
+  }
+  return init;
+}
+
+function lobby(): void {
+  const info = gameInfo(lobbyGame);
+  const select = h("select", { id: "game", "data-key": "game" }, GAMES.map((g) =>
+    h("option", { value: g.id, selected: g.id === lobbyGame }, `${tr(g.en, g.ko)} — ${g.ko === tr(g.en, g.ko) ? g.en : g.ko}`)));
+  select.addEventListener("change", () => { lobbyGame = (select as HTMLSelectElement).value; lobbyLinks = null; lobby(); });
+  const seats = h("input", { type: "number", id: "seats", "data-key": "seats", min: info.minSeats, max: info.maxSeats, value: info.minSeats }) as HTMLInputElement;
+  const botBox = h("div", { class: "bots", id: "bots" });
+  const drawBots = (): void => {
+    const n = Math.min(Math.max(Number(seats.value) || info.minSeats, info.minSeats), info.maxSeats);
+    botBox.replaceChildren(...Array.from({ length: n }, (_, i) => h("label", { class: "check" },
+      h("input", { type: "checkbox", class: "bot-seat", "data-seat": i, "data-key": `bot-${i}`, checked: i > 0 }), ` ${t("seat")} ${i}: ${t("bot")}`)));
+  };
+  seats.addEventListener("input", drawBots);
+  drawBots();
+  const create = h("button", { type: "button", id: "create", class: "primary", "data-key": "create" }, t("create"));
+  const status = h("div", { id: "lobby-status", role: "status" });
+  create.addEventListener("click", () => void (async () => {
+    const n = Number(seats.value);
+    create.setAttribute("disabled", "");
+    try {
+      const game = await croupier.create(gameOptions(lobbyGame, readOptions(lobbyGame)), n, { requestId: crypto.randomUUID() });
+      const bots = [...botBox.querySelectorAll<HTMLInputElement>(".bot-seat")].filter((b) => b.checked).map((b) => Number(b.dataset["seat"]));
+      lobbyLinks = links(game.name, game.seatCredentials, bots);
+      lobby();
+    } catch (error) {
+      status.replaceChildren(h("div", { class: "alert", role: "alert", "data-testid": "error" }, explain(error)));
+      create.removeAttribute("disabled");
+    }
+  })());
+  app.replaceChildren(header(), h("main", { class: "lobby" },
+    h("h1", {}, t("lobby")),
+    h("div", { class: "form" },
+      h("label", {}, t("game"), " ", select),
+      h("label", {}, `${t("seats")} (${info.minSeats}–${info.maxSeats})`, " ", seats),
+      h("fieldset", {}, h("legend", {}, t("options")), info.options.map((o) => optionInput(o, info.id))),
+      h("fieldset", {}, h("legend", {}, t("bots")), botBox, h("p", { class: "note" }, t("botsNote"))),
+      create, status),
+    lobbyLinks));
+}
+
+function fragment(params: Record<string, string>): string {
+  return `#${new URLSearchParams(params).toString()}`;
+}
+
+function links(name: string, credentials: string[], bots: number[]): HTMLElement {
+  const humans = credentials.map((_, i) => i).filter((i) => !bots.includes(i));
+  const host = humans[0] ?? 0; // this seat's link also carries the bot seats' credentials
+  const botParam = bots.map((s) => `${s}:${credentials[s]}`).join(",");
+  const items = (humans.length ? humans : [host]).map((seat) => {
+    const params: Record<string, string> = { game: name, seat: String(seat), cred: credentials[seat] ?? "" };
+    if (seat === host && botParam) params["bots"] = botParam;
+    const href = `${location.origin}${location.pathname}${fragment(params)}`;
+    const copy = h("button", { type: "button", class: "ghost", "data-key": `copy-${seat}` }, t("copy"));
+    copy.addEventListener("click", () => void navigator.clipboard?.writeText(href));
+    return h("li", {}, h("a", { href, "data-seat": seat, "data-testid": `link-${seat}` }, `${t("seat")} ${seat} — ${t("playHere")}`),
+      seat === host && botParam ? h("small", {}, ` (${t("runsBots")})`) : null, " ", copy);
+  });
+  return h("section", { class: "links" }, h("h2", {}, t("links")), h("p", { class: "note" }, t("linksNote")), h("ul", {}, items));
+}
+
+// ---- the table ----
+
+interface Session { name: string; seat: number; cred: string; bots: Map<number, string> }
+
+let session: Session | null = null;
+let view: GameView | undefined;
+let moves: Move[] = [];
+let movesEtag = "";
+let selected: number[] = []; // indexes into the hand
+let refusal: string | null = null;
+let notice: string | null = null;
+let log: { text: string; fresh: boolean }[] = [];
+let movedSeat: number | undefined;
+let loggedMoves = -1n;
+let busy = false;
+let watching: AbortController | null = null;
+const botsRunning = new Set<number>();
+
+function parseFragment(): Session | null | "bad" {
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (![...params.keys()].length) return null;
+  const name = params.get("game");
+  const seat = Number(params.get("seat"));
+  const cred = params.get("cred");
+  if (!name || !cred || !Number.isInteger(seat) || seat < 0) return "bad";
+  const bots = new Map<number, string>();
+  for (const part of (params.get("bots") ?? "").split(",").filter(Boolean)) {
+    const at = part.indexOf(":");
+    bots.set(Number(part.slice(0, at)), part.slice(at + 1));
+  }
+  return { name, seat, cred, bots };
+}
+
+async function openTable(s: Session): Promise<void> {
+  watching?.abort();
+  session = s; view = undefined; moves = []; selected = []; refusal = null; notice = null; log = []; loggedMoves = -1n;
+  app.replaceChildren(header(), h("main", { class: "loading", "aria-busy": "true" }, "…"));
+  try {
+    view = await croupier.get(s.name, s.cred);
+  } catch (error) {
+    fatal(explain(error));
+    return;
+  }
+  await refreshMoves();
+  render();
+  void runBots();
+  void watch(s, view.etag);
+}
+
+async function watch(s: Session, since: string): Promise<void> {
+  const control = new AbortController();
+  watching = control;
+  let sinceEtag = since;
+  while (!control.signal.aborted && session === s && view?.result === undefined) {
+    try {
+      for await (const update of croupier.watch(s.name, s.cred, { signal: control.signal, sinceEtag })) {
+        if (update.view === undefined) continue;
+        sinceEtag = update.view.etag;
+        notice = null;
+        await onView(update.view, update.events, false);
+      }
+    } catch (error) {
+      if (control.signal.aborted) return;
+      const e = CroupierError.from(error);
+      if (e.code === Code.NotFound || e.code === Code.PermissionDenied) { fatal(explain(e)); return; }
+      notice = t("reconnecting");
+      render();
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function onView(next: GameView, events: Event[], own: boolean): Promise<void> {
+  if (view !== undefined && next.moveCount < view.moveCount) return; // an older answer
+  const changed = view === undefined || next.etag !== view.etag;
+  view = next;
+  // Events are logged from the watch only: it delivers every move once and in order (one
+  // update may carry several moves' events), while ApplyMove's answer repeats the own move's.
+  if (!own && events.length && next.moveCount > loggedMoves) {
+    loggedMoves = next.moveCount;
+    for (const entry of log) entry.fresh = false;
+    const lines = events.map((e) => describeEvent(e, next)).filter((d) => d.text);
+    log = [...lines.reverse().map((d) => ({ text: d.text, fresh: d.seat !== session?.seat })), ...log].slice(0, 40);
+    movedSeat = lines.find((d) => d.seat !== undefined && d.seat !== session?.seat)?.seat;
+  }
+  if (changed) { selected = []; await refreshMoves(); }
+  render();
+  void runBots();
+}
+
+async function refreshMoves(): Promise<void> {
+  if (session === null || view === undefined) return;
+  if (!view.activeSeats.includes(session.seat) || view.result !== undefined) { moves = []; return; }
+  try {
+    const listed = await croupier.listLegalMoves(session.name, session.cred);
+    if (listed.etag !== view.etag && view.moveCount > 0) { /* a newer view will list again */ }
+    moves = listed.moves;
+    movesEtag = listed.etag;
+  } catch (error) {
+    moves = [];
+    refusal = explain(error);
+  }
+}
+
+async function play(move: Move | Move["game"]): Promise<void> {
+  if (session === null || busy) return;
+  busy = true;
+  refusal = null;
+  const init = (move as Move).$typeName === "croupier.v1.Move" ? (move as Move) : { game: move as Move["game"] };
+  try {
+    const response = await croupier.apply(session.name, session.cred, init, { etag: movesEtag, requestId: crypto.randomUUID() });
+    busy = false;
+    if (response.view) await onView(response.view, response.events, true);
+  } catch (error) {
+    busy = false;
+    const e = CroupierError.from(error);
+    refusal = e.reason === "ETAG_MISMATCH"
+      ? tr("The table changed before your move arrived: here it is again.", "내 수가 도착하기 전에 테이블이 바뀌었습니다. 다시 보여 줍니다.")
+      : `${t("refused")}: ${e.reason}${e.ruleId ? ` [${e.ruleId}]` : ""} — ${e.rawMessage}`;
+    if (e.code === Code.Unavailable || e.code === Code.Unknown) refusal = t("serverDown");
+    selected = [];
+    try { view = await croupier.get(session.name, session.cred); } catch { /* keep the last view */ }
+    await refreshMoves();
+    render();
+  }
+}
+
+/** The bot seats this tab holds: a random legal move whenever one of them may act. The
+ * server's own bots (when it has them) would make this loop unnecessary: drop `bots=` from
+ * the link. */
+async function runBots(): Promise<void> {
+  if (session === null || view === undefined || view.result !== undefined) return;
+  const s = session;
+  for (const [seat, cred] of s.bots) {
+    if (!view.activeSeats.includes(seat) || botsRunning.has(seat)) continue;
+    botsRunning.add(seat);
+    void (async () => {
+      try {
+        await new Promise((r) => setTimeout(r, BOT_DELAY_MS));
+        if (session !== s) return;
+        const { moves: legal, etag } = await croupier.listLegalMoves(s.name, cred);
+        const pick = legal[Math.floor(Math.random() * legal.length)];
+        if (pick !== undefined) await croupier.apply(s.name, cred, pick, { etag, requestId: crypto.randomUUID() });
+      } catch {
+        // Another seat moved first (ETAG_MISMATCH) or the seat can't act now: the next view
+        // starts the bot again.
+      } finally {
+        botsRunning.delete(seat);
+        if (session === s && view !== undefined && view.activeSeats.includes(seat)) setTimeout(() => void runBots(), BOT_DELAY_MS);
+      }
+    })();
+  }
+}
+
+function rerender(): void {
+  if (session !== null && view !== undefined) render();
+  else if (session === null) lobby();
+}
+
+function render(): void {
+  if (session === null || view === undefined) return;
+  const v = view;
+  const me = session.seat;
+  const focused = (document.activeElement as HTMLElement | null)?.dataset["key"];
+  const info = gameInfo(v.gameType);
+  const title = h("span", { class: "game-title" }, h("b", {}, tr(info.en, info.ko)), " ", h("small", {}, lang() === "ko" ? info.en : info.ko),
+    " · ", `${v.moveCount} ${t("moveCount")}`);
+
+  const seats = h("section", { class: "seats", "aria-label": t("seats") }, Array.from({ length: v.seats }, (_, seat) => {
+    const active = v.activeSeats.includes(seat);
+    return h("div", { class: `seat${seat === me ? " me" : ""}${active ? " active" : ""}${seat === movedSeat ? " moved" : ""}`, "data-testid": `seat-${seat}` },
+      h("div", { class: "seat-name" }, seatName(v, seat), seat === me ? ` (${t("you")})` : "", session?.bots.has(seat) ? ` · ${t("bot")}` : "",
+        active ? h("span", { class: "badge turn" }, t("turn")) : null),
+      seatDetails(v, seat));
+  }));
+
+  const myHand = hand(v);
+  const selectedKeys = selected.map((i) => myHand[i]?.key ?? "");
+  const handEl = h("section", { class: "hand", "aria-label": t("hand"), "data-testid": "hand" }, h("h2", {}, t("hand"), ` (${myHand.length})`),
+    row("cards", myHand.length === 0 ? h("span", { class: "none" }, "—") : myHand.map((c, i) => {
+      const usable = moves.some((m) => moveKeys(m).includes(c.key));
+      const el = card(c.face, { class: `card ${c.face.tone}${usable ? " usable" : ""}${selected.includes(i) ? " selected" : ""}`, "aria-pressed": selected.includes(i) ? "true" : "false", "data-key": `hand-${i}`, "data-card": c.key }, true);
+      el.addEventListener("click", () => {
+        selected = selected.includes(i) ? selected.filter((x) => x !== i) : [...selected, i];
+        refusal = null;
+        render();
+      });
+      return el;
+    })));
+
+  const sameCards = (m: Move): boolean => {
+    const keys = moveKeys(m).slice().sort();
+    const want = selectedKeys.slice().sort();
+    return keys.length === want.length && keys.every((k, i) => k === want[i]);
+  };
+  const shown = selected.length ? moves.filter((m) => { const k = moveKeys(m); return selectedKeys.every((s) => k.includes(s)); }) : moves;
+  const moveButtons = shown.map((m) => {
+    const index = moves.indexOf(m);
+    const b = h("button", { type: "button", class: "move", "data-key": `move-${index}`, "data-testid": "move", disabled: busy }, moveLabel(m, v));
+    b.addEventListener("click", () => void play(m));
+    return b;
+  });
+  const selectionBar: HTMLElement[] = [];
+  if (selected.length) {
+    const match = moves.find(sameCards);
+    const raw = match === undefined ? rawPlay(v, selectedKeys) : undefined;
+    const playSel = h("button", { type: "button", class: "primary", id: "play-selected", "data-key": "play-selected", disabled: match === undefined && raw === undefined }, t("playSelected"));
+    playSel.addEventListener("click", () => void play(match ?? raw!));
+    const clear = h("button", { type: "button", class: "ghost", "data-key": "clear" }, t("clearSelection"));
+    clear.addEventListener("click", () => { selected = []; render(); });
+    selectionBar.push(row("selection", playSel, clear, match === undefined ? h("small", {}, t("noMatch")) : null));
+  }
+  const movesEl = h("section", { class: "moves", "aria-label": t("moves") }, h("h2", {}, t("moves")),
+    refusal ? h("div", { class: "alert", role: "alert", "data-testid": "refusal" }, refusal) : null,
+    selectionBar,
+    moves.length ? row("move-list", moveButtons) : h("p", { class: "note" }, v.result ? "" : t("noMoves")));
+
+  const result = v.result ? h("section", { class: "result", "data-testid": "result", role: "status" }, h("h2", {}, t("result")),
+    h("p", {}, v.result.summary),
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("seat")), h("th", {}, t("score")), h("th", {}, t("place")))),
+      h("tbody", {}, [...v.result.seats].sort((a, b) => a.placement - b.placement).map((r) =>
+        h("tr", { class: v.result?.winners.includes(r.seat) ? "winner" : "" }, h("td", {}, seatName(v, r.seat), v.result?.winners.includes(r.seat) ? " ★" : ""), h("td", {}, String(r.score)), h("td", {}, String(r.placement)))))),
+    h("a", { href: "#", class: "button" }, t("newGame"))) : null;
+
+  const logEl = h("section", { class: "log", "aria-label": t("log") }, h("h2", {}, t("log")),
+    h("ol", { "aria-live": "polite" }, log.slice(0, 12).map((l) => h("li", { class: l.fresh ? "fresh" : "" }, l.text))));
+
+  app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}`, "data-etag": v.etag, "data-seat": me },
+    notice ? h("div", { class: "alert soft", role: "status" }, notice) : null,
+    result, seats, centre(v), handEl, movesEl, logEl));
+  if (focused) {
+    const again = app.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ?? app.querySelector<HTMLElement>("[data-key^=move-]");
+    again?.focus();
+  }
+}
+
+// ---- start ----
+
+function route(): void {
+  const s = parseFragment();
+  if (s === "bad") { session = null; fatal(t("badLink" as Key)); return; }
+  if (s === null) { watching?.abort(); session = null; lobby(); return; }
+  void openTable(s);
+}
+
+initLang();
+window.addEventListener("hashchange", route);
+route();

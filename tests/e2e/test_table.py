@@ -1,0 +1,601 @@
+"""The table page (clients/typescript/table/, served by the web gateway at `/`) in a real
+browser: Debian's chromium driven by Playwright for Python, against real croupier-server and
+redis-server processes. Each of the five games is played to its result by clicking (one game by
+keyboard only); two seats in two browser contexts never see each other's hidden cards, in the
+DOM or in any response their page received; a refused move shows its rule id; a reload resumes
+the seat; a bad link or a stopped server shows a clear message. The tests write the
+screenshots of docs/screenshots/ and print the bundle's gzipped size and the first paint."""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import re
+import shutil
+import struct
+import subprocess
+import threading
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from playwright.sync_api import (
+    Browser,
+    BrowserType,
+    Page,
+    Playwright,
+    Response,
+    ViewportSize,
+    sync_playwright,
+)
+
+from croupier.client import Croupier
+from croupier.local import LocalServer
+from croupier.v1 import game_service_pb2 as pb
+from service.embedded_redis import EmbeddedRedis, free_port
+from service.web_gateway import TABLE_FOLDER
+from tests.e2e.helpers import ROOT, TS, run_node
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+BUNDLE_LIMIT = 300 * 1024  # the issue's budget for the whole page, gzipped
+DESKTOP: ViewportSize = {"width": 1100, "height": 820}
+PHONE: ViewportSize = {"width": 375, "height": 740}
+# Short games: the options of docs/games/*.md that end a game soonest.
+GAMES: dict[str, tuple[int, dict[str, str]]] = {
+    "whats_your_name": (2, {}),
+    "one_card": (2, {"deck-numberCopies": "1"}),
+    "pig_mau_mau": (2, {"finishDistance": "5"}),
+    "vampire_queen": (3, {"rounds": "1"}),
+    "trinity": (3, {}),
+}
+RESPONSES: dict[str, type[Message]] = {
+    "CreateGame": pb.CreateGameResponse,
+    "GetGame": pb.GetGameResponse,
+    "ListLegalMoves": pb.ListLegalMovesResponse,
+    "ApplyMove": pb.ApplyMoveResponse,
+    "WatchGame": pb.WatchGameResponse,
+}
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"
+)
+
+
+# ---- fixtures: the server with its web port, and pytest-playwright's browser ----
+
+
+class WebServer(LocalServer):
+    """A real croupier-server process with its web gateway (and so the table page) on
+    `web_url`, with no rate limits: the page's bots call faster than people."""
+
+    def __init__(self, redis_url: str, log: Path | None = None) -> None:
+        web_port = free_port()
+        limits = ("--rate-limit", "0", "--anonymous-rate-limit", "0")
+        # With `log`: every request's log line (level info) goes there, to be read for secrets.
+        self._log = None if log is None else log.open("wb")
+        super().__init__(
+            redis_url,
+            extra_args=("--web-port", str(web_port), *limits),
+            log_level="warning" if log is None else "info",
+            stderr=subprocess.DEVNULL if self._log is None else self._log.fileno(),
+        )
+        self.web_url = f"http://127.0.0.1:{web_port}"
+
+    def stop(self, timeout: float = 15.0) -> int | None:
+        code = super().stop(timeout)
+        if self._log is not None:
+            self._log.close()
+        return code
+
+    def start(self, timeout: float = 20.0) -> WebServer:
+        super().start(timeout)
+        deadline = time.monotonic() + timeout
+        while True:  # the gateway listens once the gRPC port serves; wait for the page
+            try:
+                with urllib.request.urlopen(self.web_url + "/", timeout=2) as answer:
+                    assert answer.status == 200
+                    return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise
+                time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("table") / "server.log"
+
+
+@pytest.fixture(scope="module")
+def table(redis_server: EmbeddedRedis, server_log: Path) -> Iterator[WebServer]:
+    server = WebServer(redis_server.url, server_log).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def web(server: WebServer) -> str:
+    return server.web_url
+
+
+# pytest-playwright's fixtures, scoped to this module: its session-wide Playwright keeps an
+# event loop running in the main thread, and every later test calling asyncio.run() would fail.
+# One browser serves the whole module.
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    driver = sync_playwright().start()
+    yield driver
+    driver.stop()
+
+
+@pytest.fixture(scope="module")
+def browser_type(playwright: Playwright) -> BrowserType:
+    return playwright.chromium
+
+
+@pytest.fixture(scope="module")
+def browser_type_launch_args() -> dict[str, Any]:
+    # Debian's chromium (Playwright's own browsers cannot be downloaded here); root needs
+    # --no-sandbox.
+    return {"executable_path": CHROMIUM, "headless": True, "args": ["--no-sandbox"]}
+
+
+@pytest.fixture(scope="module")
+def launch_browser(
+    browser_type_launch_args: dict[str, Any], browser_type: BrowserType
+) -> Callable[..., Browser]:
+    def launch(**kwargs: Any) -> Browser:
+        return browser_type.launch(**{**browser_type_launch_args, **kwargs})
+
+    return launch
+
+
+@pytest.fixture(scope="module")
+def browser(launch_browser: Callable[..., Browser]) -> Iterator[Browser]:
+    launched = launch_browser()
+    yield launched
+    launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context_args() -> dict[str, Any]:
+    return {"viewport": DESKTOP, "locale": "en-US"}
+
+
+# ---- helpers ----
+
+
+class Watched:
+    """Whatever a page shows on the screen that is not on the page itself: its console errors
+    and uncaught exceptions, and the bodies of every GameService response it received."""
+
+    def __init__(self, page: Page) -> None:
+        self.errors: list[str] = []
+        self.responses: list[Response] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on(
+            "response",
+            lambda r: self.responses.append(r) if "/croupier.v1.GameService/" in r.url else None,
+        )
+
+
+def create_in_lobby(page: Page, url: str, game: str, seats: int, options: dict[str, str],
+                    humans: tuple[int, ...] = (0,)) -> dict[int, str]:  # fmt: skip
+    """Create a game in the lobby; the seat links it shows, by seat."""
+    page.goto(url + "/")
+    page.select_option("#game", game)
+    page.fill("#seats", str(seats))
+    page.dispatch_event("#seats", "input")
+    for key, value in options.items():
+        if value == "on":
+            page.check(f"#opt-{key}")
+        else:
+            page.fill(f"#opt-{key}", value)
+    for seat in range(seats):
+        page.set_checked(f".bot-seat[data-seat='{seat}']", seat not in humans)
+    page.click("#create")
+    page.wait_for_selector("[data-testid^=link-]")
+    links = {}
+    for seat in humans:
+        href = page.get_attribute(f"[data-testid=link-{seat}]", "href")
+        assert href is not None and "?" not in href, href  # the credential only after #
+        links[seat] = href
+    return links
+
+
+def first_paint_ms(page: Page) -> float:
+    value: float = page.evaluate(
+        "performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1"
+    )
+    return value
+
+
+def click_a_move(page: Page) -> bool:
+    """Click the first legal move shown, if any; False when there is none to click now."""
+    button = page.query_selector("[data-testid=move]:not([disabled])")
+    if button is None:
+        return False
+    try:
+        button.click(timeout=2000)
+    except Exception:  # re-rendered under the pointer (another seat moved): try again
+        return False
+    return True
+
+
+def finished(page: Page) -> bool:
+    return page.query_selector("[data-testid=result]") is not None
+
+
+def play_until_result(page: Page, mover: Callable[[Page], bool], limit_s: float = 150,
+                      at_move: Callable[[int], None] | None = None) -> int:  # fmt: skip
+    """Let `mover` make this seat's moves until the page shows the result; the moves made.
+    `at_move(made)` runs whenever the seat may act, before its move."""
+    made = 0
+    deadline = time.monotonic() + limit_s
+    while not finished(page):
+        assert time.monotonic() < deadline, "the game did not reach its result in time"
+        if at_move is not None and page.query_selector("[data-testid=move]") is not None:
+            at_move(made)  # this seat to act: its moves are on the screen
+        if mover(page):
+            made += 1
+        else:
+            page.wait_for_timeout(60)
+    return made
+
+
+def fits_the_width(page: Page) -> bool:
+    overflow: bool = page.evaluate(
+        "document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"
+    )
+    return overflow
+
+
+def frames(body: bytes) -> Iterator[bytes]:
+    """The messages of a Connect streaming body (flags byte, 4-byte length, message), without
+    the end-of-stream frame."""
+    at = 0
+    while at + 5 <= len(body):
+        flags, size = struct.unpack(">BI", body[at : at + 5])
+        if not flags & 0x02:
+            yield body[at + 5 : at + 5 + size]
+        at += 5 + size
+
+
+def received(watched: Watched) -> list[tuple[str, Message]]:
+    """Every GameService response message the page received, decoded, with its method."""
+    out: list[tuple[str, Message]] = []
+    for response in watched.responses:
+        method = response.url.rsplit("/", 1)[1]
+        if response.status != 200:
+            continue
+        body = response.body()  # a watch stream's body is complete once the game is over
+        kind = RESPONSES[method]
+        parts = list(frames(body)) if method == "WatchGame" else [body]
+        # The page speaks the Connect protocol with its JSON encoding.
+        assert "json" in response.headers["content-type"], response.headers["content-type"]
+        out += [(method, json_format.Parse(part, kind())) for part in parts]
+    return out
+
+
+# ---- the page's files ----
+
+
+def test_the_gateway_serves_the_page_and_nothing_else(table: WebServer) -> None:
+    host, port = web(table).removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=5)
+
+    def get(
+        path: str, headers: dict[str, str] | None = None, method: str = "GET"
+    ) -> http.client.HTTPResponse:
+        connection.request(method, path, headers=headers or {})
+        answer = connection.getresponse()
+        answer.read()
+        return answer
+
+    page = get("/")
+    assert page.status == 200
+    assert page.getheader("content-type") == "text/html; charset=utf-8"
+    assert page.getheader("cache-control") == "no-cache"
+    assert "connect-src 'self'" in (page.getheader("content-security-policy") or "")
+    etag = page.getheader("etag") or ""
+    assert get("/", {"If-None-Match": etag}).status == 304
+    assert get("/table.js").getheader("content-type") == "text/javascript; charset=utf-8"
+    assert get("/table.css").getheader("content-type") == "text/css; charset=utf-8"
+    assert get("/table.js", {"Accept-Encoding": "gzip"}).getheader("content-encoding") == "gzip"
+    assert get("/", method="HEAD").status == 200
+    outside = ("/../pyproject.toml", "/%2e%2e/pyproject.toml", "/..%2fweb_gateway.py",
+               "/static/table.js", "//etc/passwd", "/web_gateway.py", "/index.html/")  # fmt: skip
+    for path in outside:
+        assert get(path).status == 404, path
+    # The RPC paths are still the gateway's: a GET of one is not a file.
+    assert get("/croupier.v1.GameService/GetGame").status != 200
+    connection.close()
+
+
+def test_the_committed_bundle_is_built_from_the_sources(typescript: Path, tmp_path: Path) -> None:
+    """service/static/ is what `npm run build:table` makes of clients/typescript/table/ and
+    the generated client: a change to either without a rebuild fails here."""
+    script = __import__("json").loads((TS / "package.json").read_text())["scripts"]["build:table"]
+    out = str(tmp_path) + "/"
+    run_node("sh", "-c", script.replace("../../service/static/", out))
+    for name in ("index.html", "table.js", "table.css"):
+        assert (tmp_path / name).read_bytes() == (TABLE_FOLDER / name).read_bytes(), (
+            f"service/static/{name} is stale: run `cd clients/typescript && npm run build:table`"
+        )
+
+
+def test_the_bundle_is_small(table: WebServer) -> None:
+    total = 0
+    for name in ("/", "/table.js", "/table.css"):
+        request = urllib.request.Request(web(table) + name, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            body = answer.read()
+            assert answer.headers["content-encoding"] == "gzip"
+            assert gzip.decompress(body)
+            total += len(body)
+    print(f"\ntable bundle: {total / 1024:.1f} KiB gzipped (index.html, table.js, table.css)")
+    assert total < BUNDLE_LIMIT
+
+
+# ---- whole games ----
+
+
+def keyboard_move(page: Page) -> bool:
+    """One move with the keyboard only: Tab to a move (the page keeps focus on the moves
+    between turns), then Enter."""
+    if page.query_selector("[data-testid=move]:not([disabled])") is None:
+        return False
+    for _ in range(80):
+        focused = page.evaluate("document.activeElement?.dataset?.testid ?? ''")
+        if focused == "move":
+            page.keyboard.press("Enter")
+            return True
+        page.keyboard.press("Tab")
+    raise AssertionError("no move reachable with Tab")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) -> None:
+    """Seat 0 plays by clicking (Pig Mau Mau: by keyboard) until the result; the page's bots
+    play the other seats. Screenshots of the table, desktop and phone width."""
+    seats, options = GAMES[game]
+    watched = Watched(page)
+    links = create_in_lobby(page, web(table), game, seats, options)
+    if game == "vampire_queen":
+        page.screenshot(path=SCREENSHOTS / "lobby.png", full_page=True)
+    paint = first_paint_ms(page)
+    print(f"\n{game}: first contentful paint of the lobby {paint:.0f} ms")
+    assert 0 <= paint < 5000  # a sanity bound: the figure is the printed one
+    page.goto(links[0])
+    page.wait_for_selector("[data-testid=hand]")
+    if game == "trinity":  # the Korean labels: this table is played (and shown) in Korean
+        page.click("#lang")
+        assert page.inner_text("[data-testid=hand] h2").startswith("내 손패")
+        assert "삼위일체" in page.inner_text("header")
+    shot: dict[str, bool] = {}
+
+    def at_move(made: int) -> None:
+        # A table in full swing: a few moves in, this seat to act, the pointer off the cards.
+        if made >= 3 and not shot:
+            page.mouse.move(0, 0)
+            page.wait_for_timeout(300)
+            assert page.query_selector(".log li") is not None  # the moves so far, live
+            page.screenshot(path=SCREENSHOTS / f"{game}.png")
+            page.set_viewport_size(PHONE)
+            assert fits_the_width(page), "the table is wider than a phone"
+            if game == "vampire_queen":
+                page.screenshot(path=SCREENSHOTS / f"{game}-phone.png", full_page=True)
+            page.set_viewport_size(DESKTOP)
+            shot["done"] = True
+
+    mover = keyboard_move if game == "pig_mau_mau" else click_a_move
+    made = play_until_result(page, mover, at_move=at_move)
+    assert made > 0
+    result = page.inner_text("[data-testid=result]")
+    assert re.search(r"\d", result)
+    if not shot:
+        page.screenshot(path=SCREENSHOTS / f"{game}.png")
+    if game == "vampire_queen":
+        page.mouse.move(0, 0)
+        page.screenshot(path=SCREENSHOTS / "result.png")
+    assert watched.errors == []
+    assert all("cred" not in r.url and "?" not in r.url for r in watched.responses)
+
+
+# ---- redaction: two seats, two contexts ----
+
+
+class SeatViews:
+    """Every view of one seat the server sends, by etag, read through the Python client's
+    watch while the pages play: what each page may see at each moment."""
+
+    def __init__(self, target: str, name: str, credential: str) -> None:
+        self.views: dict[str, pb.GameView] = {}
+        self._croupier = Croupier(target)
+        self._thread = threading.Thread(target=self._run, args=(name, credential), daemon=True)
+        self._thread.start()
+
+    def _run(self, name: str, credential: str) -> None:
+        for update in self._croupier.watch(name, credential):
+            self.views[update.view.etag] = update.view
+            if update.view.HasField("result"):
+                return
+
+    def join(self) -> None:
+        self._thread.join(timeout=30)
+        self._croupier.close()
+
+
+def dom_hand(page: Page) -> list[str]:
+    return [
+        e.get_attribute("data-card") or ""
+        for e in page.query_selector_all("[data-testid=hand] [data-card]")
+    ]
+
+
+def test_two_seats_never_see_each_others_cards(table: WebServer, browser: Browser) -> None:
+    contexts = [browser.new_context(viewport=DESKTOP) for _ in range(2)]
+    pages = [context.new_page() for context in contexts]
+    watched = [Watched(p) for p in pages]
+    links = create_in_lobby(pages[0], web(table), "whats_your_name", 2, {"hiddenCard": "on"},
+                            humans=(0, 1))  # fmt: skip
+    fragment = dict(part.split("=", 1) for part in links[0].split("#", 1)[1].split("&"))
+    name = urllib.parse.unquote(fragment["game"])
+    credentials = {
+        seat: urllib.parse.unquote(link.split("cred=", 1)[1].split("&")[0])
+        for seat, link in links.items()
+    }
+    seats = [SeatViews(table.target, name, credentials[s]) for s in (0, 1)]
+    for seat, page in enumerate(pages):
+        page.goto(links[seat])
+        page.wait_for_selector("[data-testid=hand]")
+    checks = 0
+    deadline = time.monotonic() + 150
+    while not all(finished(p) for p in pages):
+        assert time.monotonic() < deadline
+        for seat, page in enumerate(pages):
+            etag = page.get_attribute("main", "data-etag")
+            shown = dom_hand(page)
+            view = seats[seat].views.get(etag or "")
+            if view is not None and page.get_attribute("main", "data-etag") == etag:
+                # The DOM holds this seat's hand, and only a face-down hidden card of the other.
+                assert shown == [f"r{c.rank}" for c in view.whats_your_name.hand]
+                other = page.query_selector(f"[data-testid=hidden-{1 - seat}]")
+                if other is not None:
+                    assert "back" in (other.get_attribute("class") or "")
+                    assert other.inner_text().strip() == ""
+                checks += 1
+            click_a_move(page)
+        pages[0].wait_for_timeout(50)
+    assert checks > 10
+    for s in seats:
+        s.join()
+    # Every view each page received is exactly that seat's own view at that etag (the server's
+    # redaction), never the other seat's; its legal moves are its own.
+    for seat, w in enumerate(watched):
+        views = 0
+        for method, message in received(w):
+            if method == "ListLegalMoves":
+                assert message.seat == seat  # type: ignore[attr-defined]
+                continue
+            view = message.view  # type: ignore[attr-defined]
+            if method == "CreateGame":
+                assert not view.HasField("viewer_seat")  # the creator's public view
+                continue
+            assert view.viewer_seat == seat
+            assert view == seats[seat].views[view.etag], f"{method} at {view.etag}"
+            views += 1
+        assert views > 10
+        assert w.errors == []
+    for context in contexts:
+        context.close()
+
+
+# ---- a refused move, and a reload ----
+
+
+def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, page: Page) -> None:
+    watched = Watched(page)
+    links = create_in_lobby(page, web(table), "vampire_queen", 3, {"rounds": "1"})
+    page.goto(links[0])
+    deadline = time.monotonic() + 60
+    while True:  # seat 0 to act with a play possible: select two cards of different ranks
+        assert time.monotonic() < deadline
+        keys = dom_hand(page)
+        plays = [
+            b for b in page.query_selector_all("[data-testid=move]") if "Play" in b.inner_text()
+        ]
+        distinct = sorted(set(keys))
+        if plays and len(distinct) >= 2:
+            break
+        if page.query_selector("[data-testid=move]") is not None:
+            click_a_move(page)  # a pass: wait for a lead
+        page.wait_for_timeout(100)
+    first = page.query_selector(f"[data-testid=hand] [data-card='{distinct[0]}']")
+    assert first is not None
+    first.click()
+    second = page.query_selector(f"[data-testid=hand] [data-card='{distinct[-1]}']")
+    assert second is not None
+    second.click()
+    page.click("#play-selected")
+    refusal = page.wait_for_selector("[data-testid=refusal]")
+    assert refusal is not None
+    text = refusal.inner_text()
+    assert re.search(r"\[VQ-[0-9.]+\]", text), text
+    assert "ILLEGAL_MOVE" in text
+
+    before = page.get_attribute("main", "data-etag")
+    hand = dom_hand(page)
+    page.reload()
+    page.wait_for_selector("[data-testid=hand]")
+    print(f"\nfirst contentful paint of a table, reloaded: {first_paint_ms(page):.0f} ms")
+    assert page.get_attribute("main", "data-seat") == "0"
+    if page.get_attribute("main", "data-etag") == before:
+        assert dom_hand(page) == hand
+    # The resumed seat plays on: its moves are listed again and the game goes on to its end.
+    play_until_result(page, click_a_move)
+    assert [e for e in watched.errors if "Failed to load" not in e] == []
+
+
+# ---- bad links and a stopped server ----
+
+
+def test_bad_links_and_a_stopped_server_say_so(
+    table: WebServer, redis_server: EmbeddedRedis, page: Page
+) -> None:
+    links = create_in_lobby(page, web(table), "trinity", 3, {})
+    wrong = re.sub(r"cred=[^&]+", "cred=cs_not-a-credential", links[0])
+    page.goto(wrong)
+    assert "credential is not accepted" in page.inner_text("[data-testid=error]")
+    for name in ("games%2F" + "0" * 24, "games%2Fno-such-game"):  # expired, or never was
+        page.goto("about:blank")
+        page.goto(re.sub(r"game=[^&]+", f"game={name}", links[0]))
+        assert "does not exist" in page.inner_text("[data-testid=error]")
+    page.goto("about:blank")
+    page.goto(web(table) + "/#seat=0")
+    assert "incomplete" in page.inner_text("[data-testid=error]")
+
+    # A server that stops under a loaded page: the lobby and the table both say so.
+    other = WebServer(redis_server.url).start()
+    page.goto(web(other) + "/")
+    page.wait_for_selector("#create")
+    other.stop()
+    page.click("#create")
+    assert "cannot be reached" in page.wait_for_selector("[data-testid=error]").inner_text()  # type: ignore[union-attr]
+    page.evaluate(f"location.hash = {links[0].split('#', 1)[1]!r}")
+    # The table's own message (the lobby's is gone with the lobby).
+    assert "cannot be reached" in page.wait_for_selector("main > [data-testid=error]").inner_text()  # type: ignore[union-attr]
+
+
+def test_no_credential_reaches_the_server_log(
+    table: WebServer, server_log: Path, page: Page
+) -> None:
+    """The links carry credentials in the fragment, which browsers never send: after a table
+    was opened and played here (and, in a whole run, every test above), the server's log of
+    every request holds none of the game's credentials."""
+    links = create_in_lobby(page, web(table), "vampire_queen", 3, {"rounds": "1"})
+    page.goto(links[0])
+    page.wait_for_selector("[data-testid=hand]")
+    credentials = set(re.findall(r"cs_[A-Za-z0-9_-]+", urllib.parse.unquote(links[0])))
+    assert len(credentials) == 3  # the seat's own and the two bots'
+    deadline = time.monotonic() + 60
+    while len(page.query_selector_all(".log li")) < 4:  # a few moves, the bots' included
+        assert time.monotonic() < deadline
+        if not click_a_move(page):
+            page.wait_for_timeout(100)
+    log = server_log.read_text()
+    assert "GetGame" in log and "ApplyMove" in log  # the requests are logged...
+    assert not any(credential in log for credential in credentials)  # ...with no credential,
+    assert re.search(r"\bcs_[A-Za-z0-9_-]{16,}", log) is None  # of this game or any other
