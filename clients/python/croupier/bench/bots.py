@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from croupier.bench.server import seats_of
@@ -35,7 +36,10 @@ def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
     denominator = 1 + z * z / games
     centre = (p + z * z / (2 * games)) / denominator
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # Exact at the ends: no rounding residue below 0 or above 1.
+    low = 0.0 if wins == 0 else max(0.0, centre - half)
+    high = 1.0 if wins == games else min(1.0, centre + half)
+    return (low, high)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -43,6 +47,11 @@ def percentile(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
+
+
+def _strong_seats(mine: int) -> Callable[[int], bool]:
+    """Which seats' decisions to time: every seat of a strong team (-2), else the strong one."""
+    return lambda seat: mine == -2 or seat == mine
 
 
 def _play_chunk(
@@ -66,12 +75,7 @@ def _play_chunk(
             bots = [strong if seat == mine else weak for seat in range(seats)]
         else:
             bots, mine = [weak] * seats, -1
-        played = play_game(
-            engine,
-            bots,
-            seed * 1_000_003 + index,
-            timed=lambda seat, mine=mine: mine == -2 or seat == mine,
-        )
+        played = play_game(engine, bots, seed * 1_000_003 + index, timed=_strong_seats(mine))
         times = played.decision_seconds if mine != -1 else []
         out.append((mine, list(played.result.winners), times))
     return out
