@@ -107,11 +107,14 @@ def decision_rng(seed: int, move_count: int, seat: int) -> random.Random:
 
 @dataclass(slots=True)
 class PlayedGame:
-    """A finished engine-only game: its result, moves and each decision's time in seconds."""
+    """A finished engine-only game: its result, moves and each timed decision's wall-clock and
+    CPU (this thread's) time in seconds. The CPU time leaves out the waits of a busy machine,
+    whose preemptions (a few ms each) make the wall-clock tail."""
 
     result: GameResult
     moves: int
     decision_seconds: list[float] = field(default_factory=list)
+    decision_cpu_seconds: list[float] = field(default_factory=list)
 
 
 def play_game(
@@ -131,7 +134,7 @@ def play_game(
     """
     state, _ = engine.new_game(options or engine.options_type(), len(bots), seed)
     played = PlayedGame(result=GameResult(), moves=0)
-    clock = time.perf_counter
+    clock, cpu_clock = time.perf_counter, time.thread_time
     while True:
         active = engine.active_seats(state)
         if not active:
@@ -141,7 +144,7 @@ def play_game(
             if engine.result(state) is not None:
                 break
             timing = timed is None or timed(seat)
-            started = clock()
+            started, cpu_started = clock(), cpu_clock()
             legal = engine.legal_moves(state, seat)
             if not legal:
                 continue
@@ -149,6 +152,7 @@ def play_game(
             move = bots[seat].choose(seat, view, legal, decision_rng(seed, played.moves, seat))
             if timing:
                 played.decision_seconds.append(clock() - started)
+                played.decision_cpu_seconds.append(cpu_clock() - cpu_started)
             engine.apply(state, seat, move)
             played.moves += 1
             if played.moves > MAX_MOVES:

@@ -6,7 +6,8 @@ only, with the same seeds, as the measured fair share (ties and a winnerless res
 the game's result says: a seat wins when it is among `GameResult.winners`). For Trinity
 (cooperative): three strong bots against three random ones, the team's win rate. Every rate
 comes with its 95% Wilson interval; the strong bots' decision times (view, legal moves and
-choice, as the service will do them) are given as p50 / p99 / max.
+choice, as the service will do them) are given as p50 / p99 / max, in wall-clock time and in the
+deciding thread's CPU time (which leaves out the preemptions of a busy machine).
 """
 
 from __future__ import annotations
@@ -54,11 +55,13 @@ def _strong_seats(mine: int) -> Callable[[int], bool]:
     return lambda seat: mine == -2 or seat == mine
 
 
-def _play_chunk(
-    task: tuple[str, str, int, int, int, int],
-) -> list[tuple[int, list[int], list[float]]]:
+# Per game: the strong seat (-1: none, -2: all), the winners, decision wall and CPU seconds.
+Played = tuple[int, list[int], list[float], list[float]]
+
+
+def _play_chunk(task: tuple[str, str, int, int, int, int]) -> list[Played]:
     """Games `first`..`first + count - 1` of one kind; per game: the strong seat (-1: none),
-    the winners and the strong seats' decision times."""
+    the winners and the strong seats' decision times (wall clock, CPU)."""
     from engines.core.bots import Bot, bot_for, play_game
     from engines.registry import GAMES
 
@@ -76,19 +79,18 @@ def _play_chunk(
         else:
             bots, mine = [weak] * seats, -1
         played = play_game(engine, bots, seed * 1_000_003 + index, timed=_strong_seats(mine))
-        times = played.decision_seconds if mine != -1 else []
-        out.append((mine, list(played.result.winners), times))
+        wall = played.decision_seconds if mine != -1 else []
+        cpu = played.decision_cpu_seconds if mine != -1 else []
+        out.append((mine, list(played.result.winners), wall, cpu))
     return out
 
 
-def _run(
-    pool: Any, game: str, kind: str, seats: int, seed: int, games: int
-) -> list[tuple[int, list[int], list[float]]]:
+def _run(pool: Any, game: str, kind: str, seats: int, seed: int, games: int) -> list[Played]:
     tasks = [
         (game, kind, seats, seed, first, min(CHUNK, games - first))
         for first in range(0, games, CHUNK)
     ]
-    results: list[tuple[int, list[int], list[float]]] = []
+    results: list[Played] = []
     for chunk in pool.imap(_play_chunk, tasks):
         results.extend(chunk)
     return results
@@ -133,33 +135,38 @@ def run_bots_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
             if game in COOPERATIVE:
                 strong = _run(pool, game, "team_strong", seats, args.seed, games_per_type)
                 weak = _run(pool, game, "random", seats, args.seed, games_per_type)
-                times = [t for _, _, ts in strong for t in ts]
                 entry: dict[str, Any] = {
                     "seats": seats,
-                    "team_strong": _rate(sum(bool(w) for _, w, _ in strong), len(strong)),
-                    "team_random": _rate(sum(bool(w) for _, w, _ in weak), len(weak)),
+                    "team_strong": _rate(sum(bool(w) for _, w, _, _ in strong), len(strong)),
+                    "team_random": _rate(sum(bool(w) for _, w, _, _ in weak), len(weak)),
                 }
             else:
                 strong = _run(pool, game, "one_strong", seats, args.seed, games_per_type)
                 weak = _run(pool, game, "random", seats, args.seed, games_per_type)
-                times = [t for _, _, ts in strong for t in ts]
                 positions = []
                 for seat in range(seats):
-                    mine = [w for s, w, _ in strong if s == seat]
+                    mine = [w for s, w, _, _ in strong if s == seat]
                     positions.append(_rate(sum(seat in w for w in mine), len(mine)))
                 entry = {
                     "seats": seats,
                     "strong_by_seat": positions,
-                    "strong": _rate(sum(s in w for s, w, _ in strong), len(strong)),
+                    "strong": _rate(sum(s in w for s, w, _, _ in strong), len(strong)),
                     # A random seat's share of wins among random bots, over every seat.
-                    "random_fair_share": _rate(sum(len(w) for _, w, _ in weak), len(weak) * seats),
+                    "random_fair_share": _rate(
+                        sum(len(w) for _, w, _, _ in weak), len(weak) * seats
+                    ),
                     "equal_share": 1 / seats,
                 }
+            wall = [t for _, _, times, _ in strong for t in times]
+            cpu = [t for _, _, _, times in strong for t in times]
             entry["decision_ms"] = {
-                "decisions": len(times),
-                "p50": round(1000 * percentile(times, 0.50), 3),
-                "p99": round(1000 * percentile(times, 0.99), 3),
-                "max": round(1000 * max(times, default=0.0), 3),
+                "decisions": len(wall),
+                "p50": round(1000 * percentile(wall, 0.50), 3),
+                "p99": round(1000 * percentile(wall, 0.99), 3),
+                "max": round(1000 * max(wall, default=0.0), 3),
+                "cpu_p50": round(1000 * percentile(cpu, 0.50), 3),
+                "cpu_p99": round(1000 * percentile(cpu, 0.99), 3),
+                "cpu_max": round(1000 * max(cpu, default=0.0), 3),
             }
             entry["seconds"] = round(time.perf_counter() - game_started, 1)
             report["bots"][game] = entry
@@ -179,11 +186,13 @@ def run_bots_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
 
 def _print_game(game: str, entry: dict[str, Any], out: TextIO) -> None:
     timing = entry["decision_ms"]
-    ms = (
-        f"strong decision ms p50 {timing['p50']:.3f} p99 {timing['p99']:.3f}"
-        f" max {timing['max']:.3f} ({timing['decisions']:,} decisions)"
+    print(f"\n{game} ({entry['seats']} seats, {entry['seconds']:.1f} s)", file=out)
+    print(
+        f"  strong decisions ({timing['decisions']:,}), ms: wall p50 {timing['p50']:.3f}"
+        f" p99 {timing['p99']:.3f} max {timing['max']:.3f}; CPU p50 {timing['cpu_p50']:.3f}"
+        f" p99 {timing['cpu_p99']:.3f} max {timing['cpu_max']:.3f}",
+        file=out,
     )
-    print(f"\n{game} ({entry['seats']} seats, {entry['seconds']:.1f} s) - {ms}", file=out)
     if "team_strong" in entry:
         strong, weak = entry["team_strong"], entry["team_random"]
         ratio = strong["rate"] / weak["rate"] if weak["rate"] else math.inf
