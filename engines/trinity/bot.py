@@ -103,9 +103,10 @@ class _Table:
     def gain(self, row: int, slots: Sequence[int]) -> float:
         return self.value(row, slots) - self.value(row, self.rows[row])
 
-    def best_swap(self, any_slot: bool) -> float:
-        """The best board gain of one swap between the own row and another (TR-4.5/4.6)."""
-        best = 0.0
+    def best_swap(self, any_slot: bool) -> float | None:
+        """The best board gain of one swap between the own row and another (TR-4.5/4.6);
+        None when no swap is possible."""
+        best: float | None = None
         own = self.rows[self.mine]
         for other, slots in self.rows.items():
             if other == self.mine:
@@ -116,7 +117,8 @@ class _Table:
                         continue
                     a, b = list(own), list(slots)
                     a[i], b[j] = theirs, mine
-                    best = max(best, self.gain(self.mine, a) + self.gain(other, b))
+                    gain = self.gain(self.mine, a) + self.gain(other, b)
+                    best = gain if best is None else max(best, gain)
         return best
 
     def swap_gain(self, own_slot: int, other_row: int, other_slot: int) -> float:
@@ -158,15 +160,28 @@ class StrongBot(ScoringBot):
                 wanted = 10 + int(table.seat_row[receiver])
                 gift = 8.0 if any(_rank(c) == wanted for c in hand) else -1.0
                 return gift - _keep(card)
-            gain = 0.0
+            # The best of what the card can do: its suit effect on one of its targets (a Club
+            # on a face card discards it: lost), or for a 10 / A the swap alone (the suit
+            # effect may be skipped only when a swap is possible, TR-4.7).
             rank, suit = _rank(card), _suit(card)
+            options: list[float] = []
             if rank in (10, 14):
-                gain = table.best_swap(rank == 14)
+                swap = table.best_swap(rank == 14)
+                if swap is not None:
+                    options.append(swap)
             own = table.rows[table.mine]
-            if suit in (_CLUB, _DIAMOND, _HEART):
-                for slot, target in enumerate(own):
-                    if target and (suit == _CLUB or self._movable(own, slot, suit)):
-                        gain = max(gain, table.gain(table.mine, _moved(own, slot, suit)))
+            if suit == _SPADE:
+                options.append(0.0)
+            for slot, target in enumerate(own):
+                if not target:
+                    continue
+                if suit == _CLUB:
+                    options.append(
+                        _LOST if _face(target) else table.gain(table.mine, _moved(own, slot, suit))
+                    )
+                elif self._movable(own, slot, suit):
+                    options.append(table.gain(table.mine, _moved(own, slot, suit)))
+            gain = max(options, default=0.0)
             return gain - _keep(card) - _cheapest(hand, [card])
         if kind == "target_slot":
             slot = m.target_slot.slot - 1
@@ -182,7 +197,9 @@ class StrongBot(ScoringBot):
         if kind == "skip":
             return 0.0
         if kind == "reveal":
-            return 0.0
+            # The revealed card may not be discarded in this action: show the one most worth
+            # keeping, so that the discard is never forced onto a face card.
+            return _keep(m.reveal.card)
         if kind == "give":
             card = m.give.card
             wanted = 10 + int(table.seat_row[v.gift_receiver])
