@@ -195,10 +195,12 @@ def _print_game(game: str, entry: dict[str, Any], out: TextIO) -> None:
     )
     if "team_strong" in entry:
         strong, weak = entry["team_strong"], entry["team_random"]
-        ratio = strong["rate"] / weak["rate"] if weak["rate"] else math.inf
         print(f"  team of 3 strong  win rate {_fmt(strong)}", file=out)
         print(f"  team of 3 random  win rate {_fmt(weak)}", file=out)
-        print(f"  strong / random   {ratio:.1f}x", file=out, flush=True)
+        # A ratio that holds with both intervals: the strong team's lower bound over the
+        # random team's upper bound (random teams may win no game at all).
+        bound = strong["ci95"][0] / weak["ci95"][1]
+        print(f"  strong / random   at least {bound:.1f}x (CI low / CI high)", file=out, flush=True)
         return
     print(f"  {'strong seat':<18}{'win rate [95% CI]':<24}{'games':>6}", file=out)
     for seat, rate in enumerate(entry["strong_by_seat"]):
