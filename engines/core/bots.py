@@ -132,7 +132,9 @@ def play_game(
     may end another seat's chance to act). `timed(seat)` says which seats' decisions to time
     (view, legal moves and choice, as the service would do them); default all.
     """
-    state, _ = engine.new_game(options or engine.options_type(), len(bots), seed)
+    state, _ = engine.new_game(
+        engine.options_type() if options is None else options, len(bots), seed
+    )
     played = PlayedGame(result=GameResult(), moves=0)
     clock, cpu_clock = time.perf_counter, time.thread_time
     while True:

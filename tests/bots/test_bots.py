@@ -168,3 +168,45 @@ def test_bots_bench_prints_a_table_and_writes_figures(tmp_path: Path, capsys: An
     assert report["trinity"]["team_random"]["games"] == 8
     printed = capsys.readouterr().out
     assert "fair share" in printed and "team of 3 strong" in printed and "run time" in printed
+
+
+# Each game's variant options, which open moves the default game never offers (Mau calls,
+# hidden cards and the mirror, matches).
+VARIANTS: dict[str, dict[str, Any]] = {
+    "whats_your_name": {"hidden_card": True, "match": True},
+    "one_card": {"wins_to_match": 2},
+    "pig_mau_mau": {"mau": True},
+    "vampire_queen": {"rounds": 2, "deal_all": True},
+    "trinity": {"advanced": True, "stop_when_unwinnable": True},
+}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_strong_bots_play_the_variant_options_legally(game: str) -> None:
+    engine = GAMES[game]
+    options = engine.options_type(**VARIANTS[game])
+    for seats in sorted({engine.min_seats, seats_for(game)}):
+        log: list[tuple[int, bytes]] = []
+        bots = [Recording(bot_for(game, "strong"), log) for _ in range(seats)]
+        assert play_game(engine, bots, 11, options).result.seats
+        assert log
+
+
+def test_the_strong_pig_mau_mau_bot_always_makes_the_call_its_play_needs() -> None:
+    """With option `mau`, a play without the call it needs is undone (PM-7.2): the strong bot
+    never forgets it, so no `mau_forgotten` event ever follows its moves."""
+    engine = GAMES["pig_mau_mau"]
+    strong = bot_for("pig_mau_mau", "strong")
+    for seed in range(10):
+        state, _ = engine.new_game(engine.options_type(mau=True), 3, seed)
+        moves = 0
+        while engine.result(state) is None:
+            seat = engine.active_seats(state)[0]
+            legal = engine.legal_moves(state, seat)
+            move = strong.choose(
+                seat, engine.view(state, seat), legal, decision_rng(seed, moves, seat)
+            )
+            events = engine.apply(state, seat, move)
+            kinds = {e.public.WhichOneof("kind") for e in events if e.public is not None}
+            assert "mau_forgotten" not in kinds
+            moves += 1
