@@ -7,6 +7,7 @@
                    (started with --benchmark-service --anonymous-rate-limit 0: Echo is the
                    baseline, and every CreateGame comes from this one address)
     croupier-bench --engines                         # the engines alone: no gRPC, no Redis
+    croupier-bench --bots --games 1000               # strong bots against random ones
     croupier-bench --watchers 1000 --watch-games 16  # WatchGame streams while moves are made
 
 The service benchmark measures, keeping `--concurrency` calls in flight, in phases:
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from croupier.bench.bots import run_bots_bench
 from croupier.bench.cpu import parse_cpus, py_spy
 from croupier.bench.engines import run_engine_bench
 from croupier.bench.service import GAME_IDS, run_service_bench
@@ -52,6 +54,17 @@ def _parser() -> argparse.ArgumentParser:
         epilog="\n\n".join((__doc__ or "").split("\n\n")[1:]),
     )
     parser.add_argument("--engines", action="store_true", help="benchmark the engines alone")
+    parser.add_argument(
+        "--bots",
+        action="store_true",
+        help="bot strength: strong against random bots, engines alone (docs/bots.md)",
+    )
+    parser.add_argument(
+        "--games", type=_positive(int), default=1000, help="games per game type and kind (--bots)"
+    )
+    parser.add_argument(
+        "--processes", type=_positive(int), help="worker processes (--bots; default: 2 cores)"
+    )
     parser.add_argument(
         "--game", action="append", choices=GAME_IDS, help="a game to play (repeatable; default all)"
     )
@@ -150,7 +163,9 @@ def main(argv: list[str] | None = None) -> None:
         )
     if args.profile and py_spy() is None:
         parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
-    if args.engines:
+    if args.bots:
+        report = run_bots_bench(args, sys.stdout)
+    elif args.engines:
         report = run_engine_bench(args, sys.stdout)
     elif args.watchers:
         report = run_watch_bench(args, sys.stdout)
