@@ -69,6 +69,10 @@ class CreateGameRequest(_message.Message):
     DISPLAY_NAMES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    PLAYER_IDS_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    PUBLIC_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """Number of seats (players)."""
     seed: _builtins.int
@@ -77,6 +81,22 @@ class CreateGameRequest(_message.Message):
     """Optional client-chosen id, a UUID (8-4-4-4-12 hex digits; else INVALID_ARGUMENT): a retry
     with the same id returns the first response instead of creating a second game. With
     operator keys, the id is the key's own.
+    """
+    open_seats: _builtins.bool
+    """When set, every seat without a player id is open: CreateGame returns no credential for it
+    (an empty string) and a join code with which others claim it (JoinGame). The game waits
+    ("waiting for players", no moves accepted) until every seat is claimed.
+    """
+    public: _builtins.bool
+    """With open seats: list the game in the public lobby (ListGames without the operator key)
+    while it has open seats.
+    """
+    rematch_of: _builtins.str
+    """Optional: the name of a finished game to play again: same type, options, seats, player ids
+    and display names, a new seed; each seat keeps its credential of that game. Allowed to any
+    seat of that game or to the operator; the other fields must then be left unset (the
+    options oneof, seats, display names, seed, player ids, open_seats, public). Made once:
+    later calls return the same rematch (with no credentials).
     """
     @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameOptions:
@@ -102,6 +122,12 @@ class CreateGameRequest(_message.Message):
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Optional display names, one per seat (at most 64 characters each)."""
 
+    @_builtins.property
+    def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Optional player ids, one per seat or none: the integrating app's own user ids (printable,
+        at most 128 characters; not secrets, never credentials). Empty: no player.
+        """
+
     def __init__(
         self,
         *,
@@ -114,10 +140,14 @@ class CreateGameRequest(_message.Message):
         display_names: _abc.Iterable[_builtins.str] | None = ...,
         seed: _builtins.int | None = ...,
         request_id: _builtins.str = ...,
+        player_ids: _abc.Iterable[_builtins.str] | None = ...,
+        open_seats: _builtins.bool = ...,
+        public: _builtins.bool = ...,
+        rematch_of: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "one_card", b"one_card", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "display_names", b"display_names", "one_card", b"one_card", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "display_names", b"display_names", "one_card", b"one_card", "open_seats", b"open_seats", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch_of", b"rematch_of", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
