@@ -80,6 +80,9 @@ return 1
 """
 
 TOO_LATE = CommitResult(False, too_late=True)
+# The page-token key made by the first replica is kept this long (ten years: as good as for
+# ever; a deployment that wants to rotate it sets --page-token-secret).
+SECRET_TTL_SECONDS = 10 * 365 * 24 * 3600
 
 
 def commit_result(reply: Any) -> CommitResult:
@@ -340,7 +343,8 @@ class RedisStore:
 
     @_store_errors
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
-        kept = await self._command("SET", key, candidate, "NX", "GET")
+        # redis-py parses a raw SET's reply as OK or not: its own set() keeps GET's value.
+        kept = await self._redis.set(key, candidate, ex=SECRET_TTL_SECONDS, nx=True, get=True)
         return candidate if kept is None else bytes(kept)
 
     @_store_errors
@@ -502,11 +506,14 @@ class RedisStore:
 
 
 def _index_entries(key: str, reply: Any) -> list[IndexEntry]:
-    """ZRANGE … WITHSCORES as entries (RESP2: member, score, member, score…)."""
+    """ZRANGE … WITHSCORES as entries: the raw reply (member, score, member, score…), or
+    pairs as redis-py's cluster client parses it."""
     items = list(reply)
-    return [
-        IndexEntry(key, int(float(items[i + 1])), _text(items[i])) for i in range(0, len(items), 2)
-    ]
+    if items and isinstance(items[0], list | tuple):
+        pairs = [(member, score) for member, score in items]
+    else:
+        pairs = [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
+    return [IndexEntry(key, int(float(score)), _text(member)) for member, score in pairs]
 
 
 def _text(value: Any) -> str:
