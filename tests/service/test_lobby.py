@@ -17,7 +17,6 @@ import grpc
 import pytest
 import redis
 
-from croupier.bots import RandomBot
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
@@ -28,6 +27,7 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.one_card_pb2 import OneCardMove
 from engines.registry import GAMES
 from service import keys
+from tests.service.helpers import finish
 
 OPERATOR_KEY = "op-lobby-key"
 Status = pb.GameStatus
@@ -84,25 +84,6 @@ def open_game(croupier: Croupier, seats: int = 2, **kwargs: Any) -> pb.CreateGam
         open_seats=True,
         **kwargs,
     )
-
-
-def finish(
-    clients: list[Croupier], name: str, credentials: list[str], seed: int
-) -> tuple[pb.GameView, int]:
-    """Random legal play to the end through the clients in turn, reading as seat 0 (a seat's
-    reads are limited per credential, not per address)."""
-    bot = RandomBot(seed)
-    view = clients[0].get(name, credentials[0])
-    moves = 0
-    while not view.HasField("result"):
-        assert moves < 20_000
-        croupier = clients[moves % len(clients)]
-        seat = bot.choose(list(view.active_seats))
-        move = bot.choose(croupier.legal_moves(name, credentials[seat]))
-        croupier.apply(name, credentials[seat], move)
-        moves += 1
-        view = clients[moves % len(clients)].get(name, credentials[0])
-    return view, moves
 
 
 # --- players, open seats, joining ------------------------------------------------------------
