@@ -46,6 +46,7 @@ log = structlog.get_logger(__name__)
 # so that made-up tokens are not fresh buckets.
 _ADDRESS_LIMITED = frozenset({"CreateGame", "ListGames", "ReissueCredential", "JoinGame"})
 MAX_JOIN_CODE = 256
+LOBBY_PREFIX = keys.lobby_index(0).rsplit(":", 1)[0] + ":"
 
 # Matched whole (fullmatch): `$` would also accept a trailing newline.
 _ID = re.compile(r"[0-9a-f]{24}")
@@ -825,9 +826,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 game = LoadedGame.decode(entry.game_id, snapshot.version, snapshot.data)
                 if lobby.matches(game, listing, lobby=not operator):
                     response.games.append(lobby.summary(game))
-                elif not operator and game.status() == pb.GameStatus.GAME_STATUS_FINISHED:
-                    # Never open again; a started or full game may be left (LeaveGame), so
-                    # its lobby entry stays.
+                elif entry.key.startswith(LOBBY_PREFIX) and game.engine.result(game.state):
+                    # A lobby entry of a finished game: never open again. A started or full
+                    # game may be left (LeaveGame), so its lobby entry stays; a player's
+                    # entries stay for the operator's listing.
                     gone.append(entry)
             if gone:
                 await self._store.index_remove(gone)

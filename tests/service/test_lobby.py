@@ -285,6 +285,9 @@ def test_list_games_by_player_newest_first_with_stable_pages(table: Table) -> No
         if not token:
             break
     assert seen == listed
+    # The lobby lists none of them (not public), and reading them there drops no entry of the
+    # player's index (the finished game's included).
+    assert names_of(table.anon_b.iter_games(filter=f'player_id = "{who}"')) == []
     finished = names_of(table.b.iter_games(filter=f'player_id = "{who}" AND status = finished'))
     assert finished == [made[5].name]
     summary = next(
