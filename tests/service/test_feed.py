@@ -94,7 +94,9 @@ def test_move_events_with_feed_moves_and_joins(store_url: str, redis_client: red
         Croupier(server.target) as croupier,
     ):
         host = f"host-{uuid.uuid4().hex[:8]}"
-        game = croupier.create(options_for("one_card"), 2, player_ids=[host, ""], open_seats=True)
+        game = croupier.create(
+            options_for("whats_your_name"), 2, player_ids=[host, ""], open_seats=True
+        )
         joined = croupier.join(game.name, game.join_code, player_id="guest")
         credentials = [game.seat_credentials[0], joined.seat_credential]
         view, moves = finish([croupier], game.name, credentials, seed=4)

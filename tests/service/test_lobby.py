@@ -423,7 +423,9 @@ def test_the_record_of_a_finished_game_replays_to_its_result(
 
 def test_a_rematch_is_made_once_with_the_same_seats_and_a_new_seed(table: Table) -> None:
     who = [player(), player()]
-    game = table.a.create(options_for("one_card"), 2, player_ids=who, display_names=["A", "B"])
+    game = table.a.create(
+        options_for("whats_your_name"), 2, player_ids=who, display_names=["A", "B"]
+    )
     credentials = list(game.seat_credentials)
     error = refused(table.a.rematch, game.name, credentials[0])
     assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_FINISHED")
@@ -448,6 +450,9 @@ def test_a_rematch_is_made_once_with_the_same_seats_and_a_new_seed(table: Table)
     finish(table.both, rematch, credentials, seed=9)
     old, new = table.a.record(game.name), table.a.record(rematch)
     assert old.setup.seed != new.setup.seed
-    assert old.setup.one_card == new.setup.one_card and old.setup.seats == new.setup.seats
+    assert (
+        old.setup.whats_your_name == new.setup.whats_your_name
+        and old.setup.seats == new.setup.seats
+    )
     # The other listed games of the players include the rematch.
     assert rematch in names_of(table.a.iter_games(filter=f'player_id = "{who[0]}"'))
