@@ -456,3 +456,18 @@ def test_a_rematch_is_made_once_with_the_same_seats_and_a_new_seed(table: Table)
     )
     # The other listed games of the players include the rematch.
     assert rematch in names_of(table.a.iter_games(filter=f'player_id = "{who[0]}"'))
+
+
+def test_croupier_play_opens_a_table_and_lists_the_lobby(
+    table: Table, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CROUPIER_OPERATOR_KEY", OPERATOR_KEY)
+    host = player()
+    args = ["--game", "one_card", "--players", "2", "--target", table.target_a]
+    play_main([*args, "--open-seats", "--public", "--player-id", host])
+    printed = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines())
+    name, code = printed["game"], printed["join"].removeprefix("code").strip()
+    play_main(["--list", "--target", table.target_a])
+    assert f"{name}  one_card  seats 0: {host}, 1: - (open)" in capsys.readouterr().out
+    joined = table.anon_b.join(name, code, player_id=player())
+    assert joined.seat == 1 and joined.view.status == Status.GAME_STATUS_ACTIVE

@@ -10,13 +10,16 @@ Without `--target` it starts a server of its own. The same seed prints the same 
 `--option KEY=VALUE` sets a field of the game's options message (repeatable).
 `--save-record FILE` writes the finished game's record (GetGameRecord, as protobuf JSON);
 `--replay FILE` replays such a record through the rule engines, without a server, and checks
-that it ends in the recorded result (exit status 1 when it does not).
+that it ends in the recorded result (exit status 1 when it does not). With `--target`,
+`--open-seats` creates a game whose seats but yours are open and prints its join code, and
+`--list` prints the lobby.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -166,6 +169,32 @@ def play(
     return view
 
 
+def _print_lobby(croupier: Croupier, out: TextIO) -> None:
+    for game in croupier.iter_games():
+        seats = ", ".join(
+            f"{seat}: {player or '-'}" + (" (open)" if seat in game.open_seats else "")
+            for seat, player in enumerate(game.player_ids)
+        )
+        print(f"{game.name}  {game.game_type}  seats {seats}", file=out)
+
+
+def _open_table(croupier: Croupier, args: argparse.Namespace, out: TextIO) -> None:
+    options = options_for(args.game)
+    for assignment in args.option:
+        set_option(options, assignment)
+    created = croupier.create(
+        options,
+        args.players,
+        seed=args.seed,
+        player_ids=[args.player_id or "host"] + [""] * (args.players - 1),
+        open_seats=True,
+        public=args.public,
+    )
+    print(f"game        {created.name}", file=out)
+    print(f"join code   {created.join_code}", file=out)
+    print(f"seat 0      {created.seat_credentials[0]}  (your credential: keep it secret)", file=out)
+
+
 def _replay_file(path: Path) -> None:
     try:
         record = load_record(path)
@@ -240,9 +269,45 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, help="seed of the game and the bots")
     parser.add_argument("--target", help="host:port of a running server (default: start one)")
     parser.add_argument("--names", help="comma-separated display names")
+    parser.add_argument(
+        "--open-seats",
+        action="store_true",
+        help="with --target: create the game with seat 0 yours and the others open, print its"
+        " name, join code and seat 0's credential, and exit (others join with JoinGame); a"
+        " server with operator keys needs one in CROUPIER_OPERATOR_KEY",
+    )
+    parser.add_argument(
+        "--public", action="store_true", help="with --open-seats: list the game in the lobby"
+    )
+    parser.add_argument("--player-id", default="", help="with --open-seats: seat 0's player id")
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="with --target: print the lobby (public games with open seats), newest first",
+    )
     args = parser.parse_args(argv)
     if args.replay:
         _replay_file(Path(args.replay))
+        return
+    if args.list or args.open_seats:
+        if not args.target:
+            parser.error("--list and --open-seats need --target HOST:PORT (a shared server)")
+        try:
+            # The operator key, for servers that create games only for its holders: from the
+            # environment, as the server takes it (never a flag: command lines are visible).
+            key = os.environ.get("CROUPIER_OPERATOR_KEY") or None
+            with Croupier(args.target, operator_key=None if args.list else key) as croupier:
+                if args.list:
+                    _print_lobby(croupier, sys.stdout)
+                    return
+                if args.game is None or args.players is None:
+                    parser.error("--open-seats needs --game and --players")
+                _open_table(croupier, args, sys.stdout)
+        except ValueError as error:  # a bad --option
+            parser.error(str(error))
+        except CroupierError as error:
+            print(f"croupier-play: {error}", file=sys.stderr)
+            raise SystemExit(1) from None
         return
     if args.game is None:
         parser.error("give --game (or --replay FILE)")
