@@ -297,6 +297,23 @@ def test_list_games_by_player_newest_first_with_stable_pages(table: Table) -> No
     assert summary.player_ids == [who, ""]
 
 
+def test_the_operator_lists_every_game_newest_first_across_the_buckets(table: Table) -> None:
+    """The index of every game is 16 buckets (slots of their own in a cluster), merged."""
+    made = [table.both[i % 2].create(options_for("whats_your_name"), 2) for i in range(5)]
+    page = table.a.list_games(page_size=5)
+    assert names_of(page.games) == [g.name for g in reversed(made)]
+    listed = list(page.games)
+    for number in range(3):
+        table.b.create(options_for("whats_your_name"), 2)  # newer: shifts no page
+        if not page.next_page_token:
+            break
+        page = table.both[number % 2].list_games(page_size=5, page_token=page.next_page_token)
+        listed += page.games
+    assert len({g.name for g in listed}) == len(listed)
+    times = [g.create_time.ToMilliseconds() for g in listed]
+    assert times == sorted(times, reverse=True)
+
+
 def test_the_lobby_lists_public_games_with_open_seats_only(table: Table) -> None:
     host = player()
     public = open_game(table.a, 2, host=host, public=True)
