@@ -179,7 +179,9 @@ class CreateGameResponse(_message.Message):
     """With open seats: the secret that lets others claim them (JoinGame); shown only here."""
     @_builtins.property
     def seat_credentials(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """One secret credential per seat, in seat order. They are never shown again."""
+        """One secret credential per seat, in seat order (an empty string for an open seat, and none
+        at all for a rematch, whose seats keep their credentials). They are never shown again.
+        """
 
     @_builtins.property
     def view(self) -> Global___GameView:

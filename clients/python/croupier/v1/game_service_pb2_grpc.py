@@ -108,8 +108,10 @@ class GameServiceServicer:
     """
 
     def CreateGame(self, request, context):
-        """Creates a game and returns one secret credential per seat.
-        Codes: INVALID_ARGUMENT (bad options or seat count), UNAVAILABLE (store unreachable).
+        """Creates a game and returns one secret credential per seat (and a join code for open
+        seats), or the rematch of a finished game (`rematch_of`).
+        Codes: INVALID_ARGUMENT (bad options or seat count), FAILED_PRECONDITION (a rematch of a
+        game still running), UNAVAILABLE (store unreachable).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

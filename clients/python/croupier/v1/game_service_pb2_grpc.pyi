@@ -43,8 +43,10 @@ class GameServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
-    """Creates a game and returns one secret credential per seat.
-    Codes: INVALID_ARGUMENT (bad options or seat count), UNAVAILABLE (store unreachable).
+    """Creates a game and returns one secret credential per seat (and a join code for open
+    seats), or the rematch of a finished game (`rematch_of`).
+    Codes: INVALID_ARGUMENT (bad options or seat count), FAILED_PRECONDITION (a rematch of a
+    game still running), UNAVAILABLE (store unreachable).
     """
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
     """Returns the caller's view of a game: a seat's view with a seat credential, the public
@@ -116,8 +118,10 @@ class GameServiceAsyncStub(GameServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
-    """Creates a game and returns one secret credential per seat.
-    Codes: INVALID_ARGUMENT (bad options or seat count), UNAVAILABLE (store unreachable).
+    """Creates a game and returns one secret credential per seat (and a join code for open
+    seats), or the rematch of a finished game (`rematch_of`).
+    Codes: INVALID_ARGUMENT (bad options or seat count), FAILED_PRECONDITION (a rematch of a
+    game still running), UNAVAILABLE (store unreachable).
     """
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]  # type: ignore[assignment]
     """Returns the caller's view of a game: a seat's view with a seat credential, the public
@@ -192,8 +196,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.CreateGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.CreateGameResponse, _abc.Awaitable[_game_service_pb2.CreateGameResponse]]:
-        """Creates a game and returns one secret credential per seat.
-        Codes: INVALID_ARGUMENT (bad options or seat count), UNAVAILABLE (store unreachable).
+        """Creates a game and returns one secret credential per seat (and a join code for open
+        seats), or the rematch of a finished game (`rematch_of`).
+        Codes: INVALID_ARGUMENT (bad options or seat count), FAILED_PRECONDITION (a rematch of a
+        game still running), UNAVAILABLE (store unreachable).
         """
 
     @_abc_1.abstractmethod
