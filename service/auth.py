@@ -70,6 +70,19 @@ def check_operator(token: str | None, key_hashes: Sequence[bytes]) -> None:
         raise errors.operator_key_rejected()
 
 
+def is_operator(token: str, key_hashes: Sequence[bytes]) -> bool:
+    digest = credential_hash(token)
+    return any([hmac.compare_digest(digest, key) for key in key_hashes])  # noqa: C419 (all compared)
+
+
+JOIN_CODE_PREFIX = "jc_"
+
+
+def new_join_code() -> str:
+    """A game's join code: a secret of its own (a seat credential is never a join code)."""
+    return JOIN_CODE_PREFIX + secrets.token_urlsafe(_TOKEN_BYTES)
+
+
 def scoped_request_id(token: str | None, request_id: str) -> str:
     """The store's name for a request id: the id under a short one-way name of the credential
     that sent it ("anon" without one), so that a request id is only ever answered to the caller

@@ -147,6 +147,24 @@ class Settings:
         "CROUPIER_WEB_ORIGINS",
         "comma-separated origins whose pages may call the web gateway (CORS); * for any",
     )
+    feed_moves: bool = _setting(
+        False,
+        "CROUPIER_FEED_MOVES",
+        "also append every move to the event feed (games created, seats joined and games"
+        " finished always are)",
+    )
+    feed_max_len: int = _setting(
+        100_000,
+        "CROUPIER_FEED_MAX_LEN",
+        "entries each of the event feed's 8 streams keeps, about (older ones are trimmed)",
+    )
+    page_token_secret: str | None = _setting(
+        None,
+        "CROUPIER_PAGE_TOKEN_SECRET",
+        "key that signs ListGames page tokens, the same on every replica; unset: a random one"
+        " kept in Redis, made by the first replica that needs it",
+        secret=True,
+    )
     reuse_port: bool = _setting(
         False, None, "bind with SO_REUSEPORT (set for the processes of --workers)"
     )
@@ -217,7 +235,7 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
             help=help_text,
         )
     values = vars(parser.parse_args(argv))
-    for name in ("redis_url", "operator_key", "tls_cert", "tls_key"):
+    for name in ("redis_url", "operator_key", "tls_cert", "tls_key", "page_token_secret"):
         values[name] = values[name] or None
     settings = Settings(**values)
     if (settings.tls_cert is None) != (settings.tls_key is None):

@@ -52,6 +52,22 @@ class Reason(StrEnum):
     INVALID_ETAG = "INVALID_ETAG"
     RESUME_OUT_OF_RANGE = "RESUME_OUT_OF_RANGE"
     WATCH_TOO_SLOW = "WATCH_TOO_SLOW"
+    # The lobby (issue 18): players, joining, listing, reissue, records, rematch.
+    INVALID_PLAYER_ID = "INVALID_PLAYER_ID"
+    INVALID_FILTER = "INVALID_FILTER"
+    INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
+    INVALID_PAGE_SIZE = "INVALID_PAGE_SIZE"
+    INVALID_SEAT = "INVALID_SEAT"
+    INVALID_REMATCH = "INVALID_REMATCH"
+    INVALID_JOIN_CODE = "INVALID_JOIN_CODE"
+    JOIN_CODE_REJECTED = "JOIN_CODE_REJECTED"
+    GAME_FULL = "GAME_FULL"
+    ALREADY_SEATED = "ALREADY_SEATED"
+    GAME_WAITING = "GAME_WAITING"
+    GAME_STARTED = "GAME_STARTED"
+    NOT_JOINABLE = "NOT_JOINABLE"
+    SEAT_OPEN = "SEAT_OPEN"
+    GAME_NOT_FINISHED = "GAME_NOT_FINISHED"
 
 
 @dataclass
@@ -276,4 +292,33 @@ def watch_too_slow(behind: int) -> ServiceError:
         Reason.WATCH_TOO_SLOW,
         f"this watcher fell {behind} moves behind the game without reading; watch again with"
         " since_etag set to the etag of the last view received (nothing is lost)",
+    )
+
+
+def failed_precondition(reason: Reason, subject: str, message: str) -> ServiceError:
+    """A lobby call the game's state does not allow now (the violation type is the reason)."""
+    violation = error_details_pb2.PreconditionFailure.Violation(
+        type=reason, subject=subject, description=message
+    )
+    return ServiceError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        reason,
+        message,
+        details=[error_details_pb2.PreconditionFailure(violations=[violation])],
+    )
+
+
+def join_code_rejected() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.PERMISSION_DENIED,
+        Reason.JOIN_CODE_REJECTED,
+        "the join code is not this game's",
+    )
+
+
+def no_operator_keys() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.PERMISSION_DENIED,
+        Reason.OPERATOR_KEY_REJECTED,
+        "this call needs an operator key, and this server has none (--operator-key)",
     )

@@ -14,7 +14,13 @@ from typing import Any
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
-from croupier.v1.game_service_pb2 import Event, GameView, Move, WatchGameResponse
+from croupier.v1.game_service_pb2 import (
+    Event,
+    GameStatus,
+    GameView,
+    Move,
+    WatchGameResponse,
+)
 from croupier.v1.storage_pb2 import AudiencedEvent, LoggedMove, MoveNotification, StoredGame
 from engines.core.engine import Emitted
 from engines.registry import GAMES, AnyEngine
@@ -28,6 +34,16 @@ def game_name(game_id: str) -> str:
 
 def etag_of(version: int) -> str:
     return str(version)
+
+
+def open_seats(stored: StoredGame) -> list[int]:
+    """The seats not yet claimed (an empty credential hash)."""
+    return [seat for seat, digest in enumerate(stored.credential_hashes) if not digest]
+
+
+def player_ids(stored: StoredGame, seats: int) -> list[str]:
+    """One player id per seat (games stored before player ids have none)."""
+    return list(stored.player_ids) or [""] * seats
 
 
 @dataclass(slots=True)
@@ -50,6 +66,16 @@ class LoadedGame:
     def etag(self) -> str:
         return etag_of(self.version)
 
+    @property
+    def waiting(self) -> bool:
+        """Some seats are open: no moves until every seat is claimed."""
+        return any(not digest for digest in self.stored.credential_hashes)
+
+    def status(self) -> GameStatus.ValueType:
+        if self.engine.result(self.state) is not None:
+            return GameStatus.GAME_STATUS_FINISHED
+        return GameStatus.GAME_STATUS_WAITING if self.waiting else GameStatus.GAME_STATUS_ACTIVE
+
     def view(self, seat: int | None) -> GameView:
         view = GameView()
         self.fill_view(view, seat)
@@ -63,8 +89,15 @@ class LoadedGame:
         view.etag = self.etag
         view.seats = state.seats
         view.display_names.extend(self.stored.display_names)
-        view.active_seats.extend(engine.active_seats(state))
+        waiting = self.waiting
+        if not waiting:  # a game waiting for players accepts no move from any seat
+            view.active_seats.extend(engine.active_seats(state))
         view.move_count = self.stored.move_count
+        view.player_ids.extend(player_ids(self.stored, state.seats))
+        view.open_seats.extend(open_seats(self.stored))
+        view.status = self.status()
+        if self.stored.rematch:
+            view.rematch = game_name(self.stored.rematch)
         if seat is not None:
             view.viewer_seat = seat
         result = engine.result(state)
@@ -131,21 +164,27 @@ def replayed_updates(
     Raises MoveLogMismatch when the log does not lead to `current` (checked before the first
     message for its length, after the last for the state, byte for byte)."""
     engine = current.engine
-    if len(log) != current.version - 1:
-        raise MoveLogMismatch(f"{len(log)} logged moves at version {current.version}")
+    if len(log) != current.stored.move_count:
+        raise MoveLogMismatch(f"{len(log)} logged moves, {current.stored.move_count} made")
     state, _ = engine.new_game(*_setup(engine, current.state))
     base = current.stored
     for index, entry in enumerate(log):
         logged = LoggedMove.FromString(entry)
         emitted = engine.apply(state, logged.seat, getattr(logged.move, engine.game_id))
-        version = index + 2  # version 1 is the new game; each logged move adds one
+        # Entries carry the version after their move (joins and other writes that are not
+        # moves take versions too); older entries have none: then every version was a move.
+        version = logged.version or index + 2
         if index % REPLAY_PAUSE_MOVES == REPLAY_PAUSE_MOVES - 1:
             yield None
         if version <= after:
             continue
         # Only what a view reads besides the state: names and the move count.
         stored = StoredGame(
-            game_type=base.game_type, display_names=base.display_names, move_count=version - 1
+            game_type=base.game_type,
+            display_names=base.display_names,
+            move_count=index + 1,
+            player_ids=base.player_ids,
+            credential_hashes=base.credential_hashes,
         )
         game = LoadedGame(current.game_id, version, stored, engine, state)
         update = WatchGameResponse(view=game.view(seat))

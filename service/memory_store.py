@@ -5,13 +5,21 @@ expiry is checked lazily when a game is read."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from service import keys
 from service.fanout import Fanout, WatchQueue
-from service.store import WRITTEN, Commit, CommitResult, Snapshot
+from service.store import (
+    WRITTEN,
+    Commit,
+    CommitResult,
+    IndexEntry,
+    Snapshot,
+    Update,
+    merge_page,
+)
 
 
 @dataclass
@@ -27,6 +35,10 @@ class MemoryStore:
         self._games: dict[str, _Game] = {}
         self._records: dict[str, tuple[bytes, float]] = {}
         self._fanout = Fanout()
+        self._indexes: dict[str, dict[str, int]] = {}
+        # The feed of a single process: nothing outside it can read it (docs/api.md).
+        self.feed: dict[str, list[tuple[dict[str, str], bytes]]] = {}
+        self._secrets: dict[str, bytes] = {}
 
     def _game(self, game_id: str) -> _Game | None:
         game = self._games.get(game_id)
@@ -72,6 +84,52 @@ class MemoryStore:
             self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
         self._fanout.publish(keys.channel(commit.game_id), commit.notification_head + commit.data)
         return WRITTEN
+
+    async def update(self, update: Update) -> CommitResult:
+        game = self._game(update.game_id)
+        if game is None:
+            return CommitResult(False)
+        if game.version != update.expected_version:
+            return CommitResult(False, Snapshot(game.version, game.data, None))
+        game.version += 1
+        game.data = update.data
+        game.expires_at = time.monotonic() + update.ttl_seconds
+        self._fanout.publish(keys.channel(update.game_id), update.notification_head + update.data)
+        return WRITTEN
+
+    async def delete(self, game_id: str) -> None:
+        self._games.pop(game_id, None)
+
+    async def load_many(self, game_ids: Sequence[str]) -> list[Snapshot | None]:
+        return [await self.load(game_id) for game_id in game_ids]
+
+    async def index_add(self, entries: Sequence[IndexEntry]) -> None:
+        for entry in entries:
+            self._indexes.setdefault(entry.key, {})[entry.game_id] = entry.score
+
+    async def index_remove(self, entries: Sequence[IndexEntry]) -> None:
+        for entry in entries:
+            self._indexes.get(entry.key, {}).pop(entry.game_id, None)
+
+    async def index_page(
+        self, index_keys: Sequence[str], before: tuple[int, str] | None, count: int
+    ) -> list[IndexEntry]:
+        found = [
+            IndexEntry(key, score, game_id)
+            for key in index_keys
+            for game_id, score in self._indexes.get(key, {}).items()
+        ]
+        return merge_page(found, before, count)
+
+    async def feed_append(
+        self, stream: str, event: bytes, fields: dict[str, str], max_len: int
+    ) -> None:
+        entries = self.feed.setdefault(stream, [])
+        entries.append((fields, event))
+        del entries[:-max_len]
+
+    async def shared_secret(self, key: str, candidate: bytes) -> bytes:
+        return self._secrets.setdefault(key, candidate)
 
     async def get_create_record(self, request_id: str) -> bytes | None:
         return self._record(keys.create_request(request_id))

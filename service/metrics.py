@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
@@ -20,7 +20,15 @@ from prometheus_client import (
 )
 
 from service.fanout import WatchQueue
-from service.store import Commit, CommitResult, Snapshot, Store, StoreUnavailable
+from service.store import (
+    Commit,
+    CommitResult,
+    IndexEntry,
+    Snapshot,
+    Store,
+    StoreUnavailable,
+    Update,
+)
 
 # No `<name>_created` series beside each counter and histogram: one more series per label set
 # that dashboards never read (Prometheus 2.x scrapes the text format, where they are plain
@@ -56,6 +64,10 @@ WATCH_CUT_OFF = Counter(
     "croupier_watch_cut_off",
     "WatchGame streams ended with WATCH_TOO_SLOW: their client stopped reading while moves kept"
     " coming.",
+)
+FEED_LOST = Counter(
+    "croupier_feed_lost",
+    "Event-feed entries not appended: the store failed after the game's own write was made.",
 )
 REMEMBERED_STATES = Counter(
     "croupier_remembered_states",
@@ -178,6 +190,44 @@ class MeasuredStore:
             "load_with_log", self._store.load_with_log(game_id)
         )
         return result
+
+    async def update(self, update: Update) -> CommitResult:
+        result: CommitResult = await self._timed("update", self._store.update(update))
+        return result
+
+    async def delete(self, game_id: str) -> None:
+        await self._timed("delete", self._store.delete(game_id))
+
+    async def load_many(self, game_ids: Sequence[str]) -> list[Snapshot | None]:
+        found: list[Snapshot | None] = await self._timed(
+            "load_many", self._store.load_many(game_ids)
+        )
+        return found
+
+    async def index_add(self, entries: Sequence[IndexEntry]) -> None:
+        await self._timed("index_add", self._store.index_add(entries))
+
+    async def index_remove(self, entries: Sequence[IndexEntry]) -> None:
+        await self._timed("index_remove", self._store.index_remove(entries))
+
+    async def index_page(
+        self, index_keys: Sequence[str], before: tuple[int, str] | None, count: int
+    ) -> list[IndexEntry]:
+        page: list[IndexEntry] = await self._timed(
+            "index_page", self._store.index_page(index_keys, before, count)
+        )
+        return page
+
+    async def feed_append(
+        self, stream: str, event: bytes, fields: dict[str, str], max_len: int
+    ) -> None:
+        await self._timed("feed_append", self._store.feed_append(stream, event, fields, max_len))
+
+    async def shared_secret(self, key: str, candidate: bytes) -> bytes:
+        secret: bytes = await self._timed(
+            "shared_secret", self._store.shared_secret(key, candidate)
+        )
+        return secret
 
     def watch(self, game_id: str) -> AbstractAsyncContextManager[WatchQueue]:
         return self._watch(game_id)

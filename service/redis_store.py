@@ -20,7 +20,7 @@ import contextlib
 import functools
 import itertools
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, ParamSpec, TypeVar
 
@@ -34,7 +34,16 @@ from redis.retry import Retry
 from service import keys
 from service.fanout import Fanout, WatchQueue
 from service.resp import RespClient
-from service.store import WRITTEN, Commit, CommitResult, Snapshot, StoreUnavailable
+from service.store import (
+    WRITTEN,
+    Commit,
+    CommitResult,
+    IndexEntry,
+    Snapshot,
+    StoreUnavailable,
+    Update,
+    merge_page,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -71,6 +80,9 @@ return 1
 """
 
 TOO_LATE = CommitResult(False, too_late=True)
+# The page-token key made by the first replica is kept this long (ten years: as good as for
+# ever; a deployment that wants to rotate it sets --page-token-secret).
+SECRET_TTL_SECONDS = 10 * 365 * 24 * 3600
 
 
 def commit_result(reply: Any) -> CommitResult:
@@ -119,6 +131,24 @@ LOAD_WITH_LOG_SCRIPT = """
 local game = redis.call('HMGET', KEYS[1], 'v', 's')
 if not game[1] or not game[2] then return false end
 return {game[1], game[2], redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
+# KEYS: game hash, log list, channel; ARGV: expected version, new version, state, ttl,
+# notification head, token. A write that is not a move (a seat joined or left, a credential
+# reissued, a rematch named): the same compare-and-set as a move's, without a log entry, and
+# the same replies as COMMIT_SCRIPT's. Bumping the version is what makes every other write
+# decided on the older state (a move under a revoked credential included) fail and decide again.
+UPDATE_SCRIPT = """
+local current = redis.call('HMGET', KEYS[1], 'v', 't')
+if current[1] == ARGV[2] and current[2] == ARGV[6] then return 1 end
+if current[1] ~= ARGV[1] then
+  return {redis.call('HGET', KEYS[1], 's'), current[1], false}
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 't', ARGV[6])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+redis.call('SPUBLISH', KEYS[3], ARGV[5] .. ARGV[3])
+return 1
 """
 
 P = ParamSpec("P")
@@ -189,6 +219,7 @@ class RedisStore:
         self._token_numbers = itertools.count()
         self._create = self._redis.register_script(CREATE_SCRIPT)
         self._load_with_log = self._redis.register_script(LOAD_WITH_LOG_SCRIPT)
+        self._update = self._redis.register_script(UPDATE_SCRIPT)
         self._fanout = Fanout()
         self._pubsub: Any = None
         self._readers: dict[str, asyncio.Task[None]] = {}
@@ -227,9 +258,94 @@ class RedisStore:
 
     @_store_errors
     async def commit(self, commit: Commit) -> CommitResult:
-        token = f"{self._token_prefix}{next(self._token_numbers):x}"
-        script_keys, args = commit_arguments(commit, token)
+        script_keys, args = commit_arguments(commit, self._token())
         return commit_result(await self._commit(keys=script_keys, args=args))
+
+    def _token(self) -> str:
+        return f"{self._token_prefix}{next(self._token_numbers):x}"
+
+    @_store_errors
+    async def update(self, update: Update) -> CommitResult:
+        game_id = update.game_id
+        reply = await self._update(
+            keys=[keys.game(game_id), keys.log(game_id), keys.channel(game_id)],
+            args=[
+                update.expected_version,
+                update.expected_version + 1,
+                update.data,
+                update.ttl_seconds,
+                update.notification_head,
+                self._token(),
+            ],
+        )
+        return commit_result(reply)
+
+    @_store_errors
+    async def delete(self, game_id: str) -> None:
+        # One key at a time: DEL of several keys must stay within one slot in a cluster, and
+        # these are (the hash tag), but the lean client's command is the same either way.
+        for key in (keys.game(game_id), keys.log(game_id)):
+            await self._command("DEL", key)
+
+    async def _command(self, *args: Any) -> Any:
+        """One raw command, through whichever client this store uses."""
+        if isinstance(self._redis, RespClient):
+            return await self._redis.execute(*args)
+        return await self._redis.execute_command(*args)
+
+    @_store_errors
+    async def load_many(self, game_ids: Sequence[str]) -> list[Snapshot | None]:
+        replies = await asyncio.gather(
+            *(self._command("HMGET", keys.game(g), "v", "s") for g in game_ids)
+        )
+        return [
+            None if version is None or data is None else Snapshot(int(version), data, None)
+            for version, data in replies
+        ]
+
+    @_store_errors
+    async def index_add(self, entries: Sequence[IndexEntry]) -> None:
+        await asyncio.gather(*(self._command("ZADD", e.key, e.score, e.game_id) for e in entries))
+
+    @_store_errors
+    async def index_remove(self, entries: Sequence[IndexEntry]) -> None:
+        await asyncio.gather(*(self._command("ZREM", e.key, e.game_id) for e in entries))
+
+    @_store_errors
+    async def index_page(
+        self, index_keys: Sequence[str], before: tuple[int, str] | None, count: int
+    ) -> list[IndexEntry]:
+        queries: list[tuple[Any, ...]] = []
+        for key in index_keys:
+            if before is None:
+                newest = ("ZRANGE", key, "+inf", "-inf", "BYSCORE", "REV")
+                queries.append((*newest, "LIMIT", 0, count, "WITHSCORES"))
+                continue
+            # The entries of the cursor's own millisecond (few) sorted by id below, then the
+            # older ones: exact whatever the ties.
+            queries.append(("ZRANGE", key, before[0], before[0], "BYSCORE", "WITHSCORES"))
+            older = ("ZRANGE", key, f"({before[0]}", "-inf", "BYSCORE", "REV")
+            queries.append((*older, "LIMIT", 0, count, "WITHSCORES"))
+        replies = await asyncio.gather(*(self._command(*q) for q in queries))
+        found: list[IndexEntry] = []
+        for query, reply in zip(queries, replies, strict=True):
+            found += _index_entries(query[1], reply)
+        return merge_page(found, before, count)
+
+    @_store_errors
+    async def feed_append(
+        self, stream: str, event: bytes, fields: dict[str, str], max_len: int
+    ) -> None:
+        flat: list[Any] = []
+        for name, value in fields.items():
+            flat += [name, value]
+        await self._command("XADD", stream, "MAXLEN", "~", max_len, "*", *flat, "event", event)
+
+    @_store_errors
+    async def shared_secret(self, key: str, candidate: bytes) -> bytes:
+        # redis-py parses a raw SET's reply as OK or not: its own set() keeps GET's value.
+        kept = await self._redis.set(key, candidate, ex=SECRET_TTL_SECONDS, nx=True, get=True)
+        return candidate if kept is None else bytes(kept)
 
     @_store_errors
     async def get_create_record(self, request_id: str) -> bytes | None:
@@ -387,6 +503,21 @@ class RedisStore:
         await self._redis.aclose()
         if self._subscriber is not self._redis:
             await self._subscriber.aclose()
+
+
+def _index_entries(key: str, reply: Any) -> list[IndexEntry]:
+    """ZRANGE … WITHSCORES as entries: the raw reply (member, score, member, score…), or
+    pairs as redis-py's cluster client parses it."""
+    items = list(reply)
+    if items and isinstance(items[0], list | tuple):
+        pairs = [(member, score) for member, score in items]
+    else:
+        pairs = [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
+    return [IndexEntry(key, int(float(score)), _text(member)) for member, score in pairs]
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _node_source(pubsub: Any, node: Any) -> MessageSource:

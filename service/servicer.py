@@ -6,20 +6,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import hmac
 import re
 import secrets
 import time
 from collections.abc import AsyncIterator
 
 import grpc
+import structlog
 
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
-from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredGame
+from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
 from engines.core import rng
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
-from service import auth, errors, metrics, overload
+from service import auth, errors, keys, lobby, metrics, overload
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.fanout import WatchQueue
@@ -29,11 +31,22 @@ from service.games import (
     etag_of,
     game_name,
     notification_head,
+    open_seats,
+    player_ids,
     replayed_updates,
 )
 from service.limits import RateLimiter, WatcherCount, peer_address
 from service.recent_states import RecentStates
-from service.store import Commit, Snapshot, Store
+from service.store import Commit, IndexEntry, Snapshot, Store, StoreUnavailable, Update
+
+log = structlog.get_logger(__name__)
+
+# Calls whose bearer token, on a server without operator keys, proves nothing (anyone may
+# create a game, nobody is an operator) or that take none (JoinGame): rate-limited per address,
+# so that made-up tokens are not fresh buckets.
+_ADDRESS_LIMITED = frozenset({"CreateGame", "ListGames", "ReissueCredential", "JoinGame"})
+MAX_JOIN_CODE = 256
+LOBBY_PREFIX = keys.lobby_index(0).rsplit(":", 1)[0] + ":"
 
 # Matched whole (fullmatch): `$` would also accept a trailing newline.
 _ID = re.compile(r"[0-9a-f]{24}")
@@ -92,13 +105,20 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
         self.overload = overload.Overload(settings.max_calls_in_flight, settings.max_watch_streams)
+        self._page_secret: bytes | None = (
+            settings.page_token_secret.encode() if settings.page_token_secret else None
+        )
 
     def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
         """Refuse a call over its credential's rate, or, without a credential, over its
         address's (RESOURCE_EXHAUSTED with RetryInfo)."""
         # CreateGame's bearer token is a credential only when operator keys are configured;
         # otherwise any made-up token would be a fresh bucket, so the call counts as anonymous.
-        anonymous = call.token is None or (call.rpc == "CreateGame" and not self._operator_hashes)
+        anonymous = (
+            call.token is None
+            or call.rpc == "JoinGame"
+            or (call.rpc in _ADDRESS_LIMITED and not self._operator_hashes)
+        )
         if not anonymous:
             assert call.token is not None
             wait = self._limiter.acquire(call.token)
@@ -153,6 +173,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> pb.CreateGameResponse:
+        if request.rematch_of:
+            return await self._rematch(request, call)
         game_type = request.WhichOneof("options")
         if game_type is None:
             raise errors.invalid_argument(
@@ -189,6 +211,15 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 "display_names",
                 f"display names are printable and at most {MAX_DISPLAY_NAME} characters",
             )
+        players = list(request.player_ids)
+        if players and len(players) != request.seats:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_PLAYER_ID,
+                "player_ids",
+                "give one player id per seat (empty for none), or none",
+            )
+        for player in players:
+            lobby.check_player_id(player, "player_ids")
         _check_request_id(request.request_id)
         digest = _digest(request.SerializeToString(deterministic=True))
         # With operator keys the record is the key's own: another key (or a guess) sending the
@@ -208,24 +239,32 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             raise errors.invalid_argument(
                 errors.Reason.INVALID_OPTIONS, exc.field, exc.message
             ) from exc
-        credentials = [auth.new_credential() for _ in range(request.seats)]
+        players = players or [""] * request.seats
+        # With open seats, a seat without a player waits for JoinGame: no credential yet.
+        credentials = [
+            "" if request.open_seats and not player else auth.new_credential() for player in players
+        ]
+        join_code = auth.new_join_code() if request.open_seats else ""
         stored = StoredGame(
             game_type=game_type,
             display_names=names or [""] * request.seats,
-            credential_hashes=[auth.credential_hash(c) for c in credentials],
+            credential_hashes=[auth.credential_hash(c) if c else b"" for c in credentials],
+            player_ids=players,
+            join_code_hash=auth.credential_hash(join_code) if join_code else b"",
+            public=request.public,
+            create_time_ms=lobby.now_ms(),
         )
         getattr(stored, game_type).CopyFrom(state)
         game_id = secrets.token_hex(12)
         call.game = game_id
-        data = stored.SerializeToString()
-        await self._store.create(game_id, data, self._settings.game_ttl_seconds)
-        self._states.put(game_id, 1, data)
         game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
+        await self._write_new(game)
         response = pb.CreateGameResponse(
             name=game_name(game_id),
             etag=game.etag,
             seat_credentials=credentials,
             view=game.view(None),
+            join_code=join_code,
         )
         if request.request_id:
             record = IdempotencyRecord(request_digest=digest, response=response.SerializeToString())
@@ -236,6 +275,127 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             )
             return self._replayed_create(kept, digest, call)
         return response
+
+    async def _write_new(self, game: LoadedGame) -> None:
+        """Store a new game: its listing entries first, then the game (an entry whose game is
+        missing is skipped by listings, and dropped once old: never a game no index lists),
+        then its feed event."""
+        stored, game_id = game.stored, game.game_id
+        await self._store.index_add(_index_entries(game))
+        data = stored.SerializeToString()
+        await self._store.create(game_id, data, self._settings.game_ttl_seconds)
+        self._states.put(game_id, 1, data)
+        await self._feed(
+            pb.FeedEvent.Kind.KIND_GAME_CREATED,
+            game_id,
+            1,
+            game.engine.game_id,
+            player_ids(stored, game.state.seats),
+        )
+
+    async def _feed(
+        self,
+        kind: pb.FeedEvent.Kind.ValueType,
+        game_id: str,
+        version: int,
+        game_type: str,
+        players: list[str],
+        seat: int = -1,
+        result: pb.GameView | None = None,
+    ) -> None:
+        """Append to the event feed after the game's own write. Never fails the call (the
+        game's write is made): a store failure here is logged and counted, and that event is
+        lost (docs/api.md, "The event feed")."""
+        stream, event, fields = lobby.feed_event(
+            kind, game_id, version, game_type, players, seat, result
+        )
+        try:
+            await self._store.feed_append(stream, event, fields, self._settings.feed_max_len)
+        except StoreUnavailable as exc:
+            metrics.FEED_LOST.inc()
+            log.warning("feed_append_failed", game=game_id, kind=fields["kind"], error=str(exc))
+
+    async def _update(self, game: LoadedGame, ttl_seconds: int | None = None) -> Snapshot | None:
+        """Write `game` (changed, not by a move) if the store still holds its version: None
+        once written, else the game as the store holds it now (GAME_NOT_FOUND when gone)."""
+        data = game.stored.SerializeToString()
+        head = notification_head(pb_notification(game.version + 1), len(data))
+        over = game.engine.result(game.state) is not None
+        if ttl_seconds is None:
+            ttl_seconds = (
+                self._settings.finished_ttl_seconds if over else self._settings.game_ttl_seconds
+            )
+        result = await self._store.update(
+            Update(game.game_id, game.version, data, head, ttl_seconds)
+        )
+        if result.written:
+            game.version += 1
+            self._states.put(game.game_id, game.version, data)
+            return None
+        if result.current is None:
+            self._states.forget(game.game_id)
+            raise errors.game_not_found(game_name(game.game_id))
+        self._states.put(game.game_id, result.current.version, result.current.data)
+        return result.current
+
+    async def _rematch(self, request: pb.CreateGameRequest, call: CallLog) -> pb.CreateGameResponse:
+        """CreateGame with rematch_of: the finished game's setup with a new seed, once."""
+        if (
+            request.WhichOneof("options") is not None
+            or request.seats
+            or request.display_names
+            or request.HasField("seed")
+            or request.player_ids
+            or request.open_seats
+            or request.public
+        ):
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_REMATCH,
+                "rematch_of",
+                "a rematch takes everything from the finished game: set only rematch_of"
+                " (and request_id)",
+            )
+        _check_request_id(request.request_id)
+        old_id = _game_id(request.rematch_of)
+        call.game = old_id
+        old = await self._load(old_id, call)
+        self._caller_of(old, call)
+        new: LoadedGame | None = None
+        for _ in range(self._settings.max_commit_attempts):
+            if old.stored.rematch:
+                if new is not None:  # another call named its rematch first: keep that one
+                    await self._store.delete(new.game_id)
+                    self._states.forget(new.game_id)
+                made = await self._load(old.stored.rematch, call)
+                return pb.CreateGameResponse(
+                    name=game_name(made.game_id), etag=made.etag, view=made.view(None)
+                )
+            if old.engine.result(old.state) is None:
+                raise errors.failed_precondition(
+                    errors.Reason.GAME_NOT_FINISHED,
+                    "rematch_of",
+                    "a rematch is made of a finished game",
+                )
+            if new is None:
+                new = _rematch_of(old)
+                await self._write_new(new)
+            old.stored.rematch = new.game_id
+            current = await self._update(old)
+            if current is None:
+                call.game = new.game_id
+                return pb.CreateGameResponse(
+                    name=game_name(new.game_id), etag=new.etag, view=new.view(None)
+                )
+            old = self._decode(old_id, current, call)
+        raise errors.contention()
+
+    def _caller_of(self, game: LoadedGame, call: CallLog) -> int | None:
+        """A seat of the game (its seat), or the operator (None); refused otherwise."""
+        if call.token is None:
+            raise errors.credential_missing()
+        if self._operator_hashes and auth.is_operator(call.token, self._operator_hashes):
+            return None
+        return self._seat(game, call, required=True)
 
     @staticmethod
     def _replayed_create(kept: bytes, digest: bytes, call: CallLog) -> pb.CreateGameResponse:
@@ -265,7 +425,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         game = await self._load(game_id, call)
         seat = self._seat(game, call, required=True)
         assert seat is not None
-        moves = game.engine.legal_moves(game.state, seat)
+        moves = [] if game.waiting else game.engine.legal_moves(game.state, seat)
         return pb.ListLegalMovesResponse(
             moves=[game.wrap_move(m) for m in moves], etag=game.etag, seat=seat
         )
@@ -314,6 +474,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 metrics.remembered_state("stale" if moved_on else "current").inc()
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
+                await self._feed_move(game_id, commit.expected_version + 1, response)
                 return response
             if result.too_late:
                 raise errors.deadline_exceeded()
@@ -366,6 +527,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> tuple[pb.ApplyMoveResponse, Commit]:
         """Apply the move to the loaded game; the response and the write that records it
         (under `request_id`, the store's name of the request id: auth.scoped_request_id)."""
+        if game.waiting:
+            raise errors.failed_precondition(
+                errors.Reason.GAME_WAITING,
+                "move",
+                "the game is waiting for players: no moves until every seat is claimed",
+            )
         move = game.unwrap_move(request.move)
         if move is None:
             raise errors.invalid_argument(
@@ -400,7 +567,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             game_id=game.game_id,
             expected_version=expected,
             data=data,
-            log_entry=LoggedMove(seat=seat, move=request.move).SerializeToString(),
+            log_entry=LoggedMove(
+                seat=seat, move=request.move, version=game.version
+            ).SerializeToString(),
             notification_head=head,
             ttl_seconds=self._settings.finished_ttl_seconds
             if over
@@ -411,6 +580,276 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             deadline_ms=deadline_ms,
         )
         return response, commit
+
+    async def _feed_move(self, game_id: str, version: int, response: pb.ApplyMoveResponse) -> None:
+        """The feed entries of a move just written: the game's end, and with --feed-moves every
+        move (each one more round trip, after the move's own: docs/scaling.md)."""
+        view = response.view
+        finished = view.HasField("result")
+        if not finished and not self._settings.feed_moves:
+            return
+        players = list(view.player_ids)
+        if self._settings.feed_moves:
+            await self._feed(
+                pb.FeedEvent.Kind.KIND_MOVE,
+                game_id,
+                version,
+                view.game_type,
+                players,
+                seat=view.viewer_seat,
+            )
+        if finished:
+            await self._feed(
+                pb.FeedEvent.Kind.KIND_GAME_FINISHED,
+                game_id,
+                version,
+                view.game_type,
+                players,
+                result=view,
+            )
+
+    @unary
+    async def JoinGame(
+        self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.JoinGameResponse:
+        call.game = game_id = _game_id(request.name)
+        if not request.join_code or len(request.join_code) > MAX_JOIN_CODE:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_JOIN_CODE,
+                "join_code",
+                "send the join code CreateGame returned",
+            )
+        lobby.check_player_id(request.player_id, "player_id")
+        name = request.display_name
+        if len(name) > MAX_DISPLAY_NAME or not name.isprintable():
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_DISPLAY_NAMES,
+                "display_name",
+                f"a display name is printable and at most {MAX_DISPLAY_NAME} characters",
+            )
+        code_hash = auth.credential_hash(request.join_code)
+        game = await self._load(game_id, call)
+        indexed = False
+        for _ in range(self._settings.max_commit_attempts):
+            stored = game.stored
+            # Compared in constant time; a game without a code matches no code.
+            if not stored.join_code_hash or not hmac.compare_digest(
+                code_hash, stored.join_code_hash
+            ):
+                raise errors.join_code_rejected()
+            free = open_seats(stored)
+            if not free:
+                raise errors.failed_precondition(
+                    errors.Reason.GAME_FULL, "name", "every seat of this game is taken"
+                )
+            players = player_ids(stored, game.state.seats)
+            if request.player_id and request.player_id in players:
+                raise errors.failed_precondition(
+                    errors.Reason.ALREADY_SEATED, "player_id", "this player has a seat already"
+                )
+            if request.player_id and not indexed:
+                # Before the write, as at creation: a listing never misses a joined game.
+                await self._store.index_add(
+                    [
+                        IndexEntry(
+                            keys.player_index(request.player_id), stored.create_time_ms, game_id
+                        )
+                    ]
+                )
+                indexed = True
+            seat = free[0]
+            credential = auth.new_credential()
+            players[seat] = request.player_id
+            del stored.player_ids[:]
+            stored.player_ids.extend(players)
+            stored.credential_hashes[seat] = auth.credential_hash(credential)
+            stored.display_names[seat] = name
+            current = await self._update(game)
+            if current is None:
+                call.seat = seat
+                await self._feed(
+                    pb.FeedEvent.Kind.KIND_SEAT_JOINED,
+                    game_id,
+                    game.version,
+                    game.engine.game_id,
+                    players,
+                    seat=seat,
+                )
+                return pb.JoinGameResponse(
+                    seat=seat, seat_credential=credential, view=game.view(seat)
+                )
+            game = self._decode(game_id, current, call)  # another write won: decide again
+        raise errors.contention()
+
+    @unary
+    async def LeaveGame(
+        self, request: pb.LeaveGameRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.LeaveGameResponse:
+        call.game = game_id = _game_id(request.name)
+        game = await self._load(game_id, call)
+        for _ in range(self._settings.max_commit_attempts):
+            seat = self._seat(game, call, required=True)
+            assert seat is not None
+            stored = game.stored
+            if not stored.join_code_hash:
+                raise errors.failed_precondition(
+                    errors.Reason.NOT_JOINABLE,
+                    "name",
+                    "this game has no join code: a freed seat could never be claimed again",
+                )
+            if stored.move_count:
+                raise errors.failed_precondition(
+                    errors.Reason.GAME_STARTED, "name", "seats are left only before the first move"
+                )
+            players = player_ids(stored, game.state.seats)
+            players[seat] = ""
+            del stored.player_ids[:]
+            stored.player_ids.extend(players)
+            stored.credential_hashes[seat] = b""
+            stored.display_names[seat] = ""
+            if stored.public:
+                # The game is open again: back in the lobby (before the write, as at creation).
+                await self._store.index_add(
+                    [
+                        IndexEntry(
+                            lobby.index_keys(game_id, lobby=True)[0], stored.create_time_ms, game_id
+                        )
+                    ]
+                )
+            current = await self._update(game)
+            if current is None:
+                return pb.LeaveGameResponse(view=game.view(None))
+            game = self._decode(game_id, current, call)
+        raise errors.contention()
+
+    @unary
+    async def ReissueCredential(
+        self, request: pb.ReissueCredentialRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.ReissueCredentialResponse:
+        call.game = game_id = _game_id(request.name)
+        self._require_operator(call)
+        game = await self._load(game_id, call)
+        for _ in range(self._settings.max_commit_attempts):
+            if not 0 <= request.seat < game.state.seats:
+                raise errors.invalid_argument(
+                    errors.Reason.INVALID_SEAT,
+                    "seat",
+                    f"this game's seats are 0 to {game.state.seats - 1}",
+                )
+            call.seat = request.seat
+            if not game.stored.credential_hashes[request.seat]:
+                raise errors.failed_precondition(
+                    errors.Reason.SEAT_OPEN, "seat", "this seat is open: it is claimed by JoinGame"
+                )
+            credential = auth.new_credential()
+            game.stored.credential_hashes[request.seat] = auth.credential_hash(credential)
+            current = await self._update(game)
+            if current is None:
+                return pb.ReissueCredentialResponse(seat_credential=credential)
+            game = self._decode(game_id, current, call)
+        raise errors.contention()
+
+    def _require_operator(self, call: CallLog) -> None:
+        if not self._operator_hashes:
+            raise errors.no_operator_keys()
+        auth.check_operator(call.token, self._operator_hashes)
+
+    @unary
+    async def GetGameRecord(
+        self, request: pb.GetGameRecordRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.GetGameRecordResponse:
+        call.game = game_id = _game_id(request.name)
+        game, entries = await self._load_with_log(game_id, call)
+        self._caller_of(game, call)
+        result = game.engine.result(game.state)
+        if result is None:
+            # The seed and the deal would tell every hidden card still in play.
+            raise errors.failed_precondition(
+                errors.Reason.GAME_NOT_FINISHED,
+                "name",
+                "the record of a game is given once it is over",
+            )
+        setup = game.engine.setup_of(game.state)
+        stored = game.stored
+        record = pb.GameRecord(
+            name=game_name(game_id),
+            result=result,
+            create_time=lobby.timestamp(stored.create_time_ms),
+        )
+        record.setup.seats = setup.seats
+        record.setup.seed = setup.seed
+        record.setup.display_names.extend(stored.display_names)
+        record.setup.player_ids.extend(player_ids(stored, setup.seats))
+        getattr(record.setup, game.engine.game_id).CopyFrom(setup.options)
+        for entry in entries:
+            logged = LoggedMove.FromString(entry)
+            record.moves.add(seat=logged.seat, move=logged.move)
+        return pb.GetGameRecordResponse(record=record)
+
+    @unary
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext, call: CallLog
+    ) -> pb.ListGamesResponse:
+        # With a token the caller asks as the operator; without one, the lobby.
+        operator = call.token is not None
+        if operator:
+            self._require_operator(call)
+        size = lobby.page_size(request.page_size)
+        listing = lobby.parse_filter(request.filter, set(GAMES))
+        listing_id = lobby.listing_id(operator, listing)
+        secret = await self._page_token_secret()
+        cursor = (
+            lobby.decode_token(secret, listing_id, request.page_token)
+            if request.page_token
+            else None
+        )
+        index_keys = lobby.index_keys("", listing, lobby=not operator)
+        response = pb.ListGamesResponse()
+        scanned = 0
+        now = lobby.now_ms()
+        while len(response.games) < size and scanned < lobby.MAX_SCANNED:
+            entries = await self._store.index_page(index_keys, cursor, size)
+            if not entries:
+                return response  # the end: no token
+            scanned += len(entries)
+            found = await self._store.load_many([e.game_id for e in entries])
+            gone: list[IndexEntry] = []
+            for entry, snapshot in zip(entries, found, strict=True):
+                if len(response.games) == size:
+                    break
+                cursor = (entry.score, entry.game_id)
+                if snapshot is None:
+                    # Expired (or never written): the game's own hash is the truth.
+                    if now - entry.score > lobby.MISSING_GRACE_MS:
+                        gone.append(entry)
+                    continue
+                game = LoadedGame.decode(entry.game_id, snapshot.version, snapshot.data)
+                if lobby.matches(game, listing, lobby=not operator):
+                    response.games.append(lobby.summary(game))
+                elif entry.key.startswith(LOBBY_PREFIX) and game.engine.result(game.state):
+                    # A lobby entry of a finished game: never open again. A started or full
+                    # game may be left (LeaveGame), so its lobby entry stays; a player's
+                    # entries stay for the operator's listing.
+                    gone.append(entry)
+            if gone:
+                await self._store.index_remove(gone)
+            if len(entries) < size and len(response.games) < size:
+                # Every bucket is exhausted past this point (unless the page filled first).
+                last = entries[-1]
+                if cursor == (last.score, last.game_id):
+                    return response
+        assert cursor is not None
+        response.next_page_token = lobby.encode_token(secret, listing_id, cursor)
+        return response
+
+    async def _page_token_secret(self) -> bytes:
+        """The deployment's page-token key: the setting, else one kept in the store (made by
+        the first replica to need it, so that every replica accepts every replica's tokens)."""
+        if self._page_secret is None:
+            self._page_secret = await self._store.shared_secret(
+                keys.page_token_secret(), secrets.token_bytes(32)
+            )
+        return self._page_secret
 
     @streaming
     async def WatchGame(
@@ -475,12 +914,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                         published = self._notifications.decode(game_id, payload)
                         if published.game.version == game.version + 1:
                             game = published.game
+                            _check_still_seated(game, seat, call)
                             yield published.update_for(seat)
                         behind = published.game.version > game.version
                 if behind:
                     current, log = await self._load_with_log(game_id, call)
                     if current.version - game.version > MAX_RESUMED_MOVES:
                         raise errors.watch_too_slow(current.version - game.version)
+                    _check_still_seated(current, seat, call)
                     async for update in _replayed(current, log, game.version, seat):
                         yield update
                     game = current
@@ -491,6 +932,54 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             self._states.forget(game_id)
             raise errors.game_not_found(game_name(game_id))
         return self._decode(game_id, found[0], call), found[1]
+
+
+def _check_still_seated(game: LoadedGame, seat: int | None, call: CallLog) -> None:
+    """End a seat's watch stream once its credential is revoked (reissued, or the seat left):
+    from then on it shows that seat's hand to nobody."""
+    if seat is None or call.token is None:
+        return
+    if game.stored.credential_hashes[seat] != auth.credential_hash(call.token):
+        raise errors.credential_rejected()
+
+
+def pb_notification(version: int) -> MoveNotification:
+    """The notification of a write that is not a move: the game, no events."""
+    return MoveNotification(version=version)
+
+
+def _index_entries(game: LoadedGame) -> list[IndexEntry]:
+    """The listing entries of a new game: every game's index, the lobby's when it is public
+    with open seats, each player's."""
+    stored, game_id = game.stored, game.game_id
+    score = stored.create_time_ms
+    index = [lobby.index_keys(game_id, lobby=False)[0]]
+    if stored.public and open_seats(stored):
+        index.append(lobby.index_keys(game_id, lobby=True)[0])
+    index += [keys.player_index(p) for p in dict.fromkeys(stored.player_ids) if p]
+    return [IndexEntry(key, score, game_id) for key in index]
+
+
+def _rematch_of(old: LoadedGame) -> LoadedGame:
+    """A new game with `old`'s setup and a new seed: each seat keeps its credential (open
+    seats stay open, with the same join code)."""
+    engine = old.engine
+    setup = engine.setup_of(old.state)
+    state, _ = engine.new_game(setup.options, setup.seats, rng.new_seed())
+    before = old.stored
+    stored = StoredGame(
+        game_type=before.game_type,
+        display_names=before.display_names,
+        credential_hashes=before.credential_hashes,
+        player_ids=before.player_ids,
+        join_code_hash=before.join_code_hash,
+        public=before.public,
+        create_time_ms=lobby.now_ms(),
+        rematch_of=old.game_id,
+    )
+    getattr(stored, before.game_type).CopyFrom(state)
+    game_id = secrets.token_hex(12)
+    return LoadedGame(game_id, 1, stored, engine, getattr(stored, before.game_type))
 
 
 def _since_version(since_etag: str) -> int | None:

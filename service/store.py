@@ -7,6 +7,7 @@ Implementations: `service.redis_store.RedisStore` (production, any number of rep
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -63,6 +64,51 @@ class CommitResult:
 WRITTEN = CommitResult(True)
 
 
+@dataclass(frozen=True, slots=True)
+class Update:
+    """A write that is not a move (a seat joined or left, a credential reissued, a rematch
+    named): compared and set on the version like a move, published to the game's watchers, but
+    with no move-log entry."""
+
+    game_id: str
+    expected_version: int
+    data: bytes  # the new serialized StoredGame
+    notification_head: bytes  # as Commit's: a MoveNotification without events or game
+    ttl_seconds: int
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class IndexEntry:
+    """One entry of a listing index: a game id under its creation time (Unix ms)."""
+
+    key: str
+    score: int
+    game_id: str
+
+
+def newest_first(entry: IndexEntry) -> tuple[int, str]:
+    return (-entry.score, _reversed(entry.game_id))
+
+
+def _reversed(game_id: str) -> str:
+    # Ids are lower-case hex: mapping each digit to its complement orders them descending.
+    return game_id.translate(_COMPLEMENT)
+
+
+_COMPLEMENT = str.maketrans("0123456789abcdef", "fedcba9876543210")
+
+
+def merge_page(
+    found: Sequence[IndexEntry], before: tuple[int, str] | None, count: int
+) -> list[IndexEntry]:
+    """The first `count` entries strictly after the cursor `before` (newest first: by time,
+    then by id descending), from what the buckets answered. Each bucket gave its own first
+    `count` after the cursor, so the first `count` of the union are the index's."""
+    after = [e for e in found if before is None or (e.score, e.game_id) < (before[0], before[1])]
+    unique = {(e.key, e.game_id): e for e in after}
+    return sorted(unique.values(), key=newest_first)[:count]
+
+
 class Store(Protocol):
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
         """The game (and the record of `request_id`), in one round trip; None if absent."""
@@ -88,6 +134,36 @@ class Store(Protocol):
         """Subscribe to the game's notifications: a queue of serialized MoveNotification
         messages, ready once the subscription is in place (a notification that does not fit is
         counted as skipped, never dropped silently; see service.fanout)."""
+
+    async def update(self, update: Update) -> CommitResult:
+        """Write a change that is not a move if the game is still at `expected_version` (the
+        version then goes up by one), in one round trip; answers as `commit` does."""
+
+    async def delete(self, game_id: str) -> None:
+        """Remove a game (a rematch made twice at once keeps one)."""
+
+    async def load_many(self, game_ids: Sequence[str]) -> list[Snapshot | None]:
+        """Several games at once (None where absent)."""
+
+    async def index_add(self, entries: Sequence[IndexEntry]) -> None:
+        """Add listing-index entries (each key may be in another slot)."""
+
+    async def index_remove(self, entries: Sequence[IndexEntry]) -> None:
+        """Remove listing-index entries."""
+
+    async def index_page(
+        self, index_keys: Sequence[str], before: tuple[int, str] | None, count: int
+    ) -> list[IndexEntry]:
+        """The first `count` entries of the union of the indexes after the cursor `before`
+        (creation ms, game id), newest first (see merge_page)."""
+
+    async def feed_append(
+        self, stream: str, event: bytes, fields: dict[str, str], max_len: int
+    ) -> None:
+        """Append one event to a feed stream capped at about `max_len` entries."""
+
+    async def shared_secret(self, key: str, candidate: bytes) -> bytes:
+        """The secret kept under `key`, `candidate` made it if there was none."""
 
     async def ping(self) -> bool:
         """Whether the store answers."""

@@ -27,7 +27,7 @@ def test_readme_settings_exist() -> None:
         value = "1" if flag not in ("--log-format",) else "json"
         if flag in ("--tls-cert", "--tls-key"):
             continue  # they go together and need files
-        if flag in ("--benchmark-service",):  # a switch: no value
+        if flag in ("--benchmark-service", "--feed-moves"):  # a switch: no value
             parse([flag])
             continue
         parse([flag, value] if flag not in ("--redis-url", "--operator-key") else [flag, "x"])

@@ -286,18 +286,30 @@ def expected_view(name: str, game: StoredGame, version: int, seat: int | None) -
     own `view` only (game_service.proto: GameView)."""
     engine = GAMES[game.game_type]
     state = getattr(game, game.game_type)
+    # Open seats: an empty credential hash; while any is open, nobody may act (GAME_WAITING).
+    open_seats = [seat for seat, digest in enumerate(game.credential_hashes) if not digest]
+    result = engine.result(state)
+    if result is not None:
+        status = pb.GameStatus.GAME_STATUS_FINISHED
+    elif open_seats:
+        status = pb.GameStatus.GAME_STATUS_WAITING
+    else:
+        status = pb.GameStatus.GAME_STATUS_ACTIVE
     view = pb.GameView(
         name=name,
         game_type=game.game_type,
         etag=str(version),
         seats=state.seats,
         display_names=game.display_names,
-        active_seats=engine.active_seats(state),
+        active_seats=[] if open_seats else engine.active_seats(state),
         move_count=game.move_count,
+        player_ids=list(game.player_ids) or [""] * state.seats,
+        status=status,
+        open_seats=open_seats,
+        rematch=f"games/{game.rematch}" if game.rematch else "",
     )
     if seat is not None:
         view.viewer_seat = seat
-    result = engine.result(state)
     if result is not None:
         view.result.CopyFrom(result)
     getattr(view, game.game_type).CopyFrom(engine.view(state, seat))

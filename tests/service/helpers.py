@@ -72,3 +72,22 @@ def play_to_end(
         view = clients[moves % len(clients)].get(created.name)
         assert view.etag == response.etag
     return view, moves
+
+
+def finish(
+    clients: list[Croupier], name: str, credentials: list[str], seed: int
+) -> tuple[pb.GameView, int]:
+    """Random legal play to the end through the clients in turn, reading as seat 0 (a seat's
+    reads are limited per credential, not per address)."""
+    bot = RandomBot(seed)
+    view = clients[0].get(name, credentials[0])
+    moves = 0
+    while not view.HasField("result"):
+        assert moves < 20_000
+        croupier = clients[moves % len(clients)]
+        seat = bot.choose(list(view.active_seats))
+        move = bot.choose(croupier.legal_moves(name, credentials[seat]))
+        croupier.apply(name, credentials[seat], move)
+        moves += 1
+        view = clients[moves % len(clients)].get(name, credentials[0])
+    return view, moves

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -91,11 +91,21 @@ class Croupier:
         display_names: Sequence[str] = (),
         seed: int | None = None,
         request_id: str = "",
+        player_ids: Sequence[str] = (),
+        open_seats: bool = False,
+        public: bool = False,
     ) -> pb.CreateGameResponse:
         """`request_id`: a UUID (`str(uuid.uuid4())`), kept to retry with; a retry returns the
-        first response, seat credentials included (docs/api.md)."""
+        first response, seat credentials included (docs/api.md). `player_ids`: your app's user
+        ids, one per seat; `open_seats`: seats without a player id are left for JoinGame (the
+        response's `join_code`); `public`: list the game in the lobby while seats are open."""
         request = pb.CreateGameRequest(
-            seats=seats, display_names=display_names, request_id=request_id
+            seats=seats,
+            display_names=display_names,
+            request_id=request_id,
+            player_ids=player_ids,
+            open_seats=open_seats,
+            public=public,
         )
         getattr(request, game_of_options(options)).CopyFrom(options)
         if seed is not None:
@@ -104,6 +114,77 @@ class Croupier:
             self._stub.CreateGame, request, self.operator_key
         )
         return response
+
+    def rematch(self, name: str, credential: str | None = None) -> pb.CreateGameResponse:
+        """The rematch of the finished game `name` (made by the first call, the same one for
+        every later call): each seat plays it with its credential of `name`. `credential`: a
+        seat's of `name`; without one, the client's operator key."""
+        response: pb.CreateGameResponse = self._call(
+            self._stub.CreateGame,
+            pb.CreateGameRequest(rematch_of=name),
+            credential or self.operator_key,
+        )
+        return response
+
+    def join(
+        self, name: str, join_code: str, *, player_id: str = "", display_name: str = ""
+    ) -> pb.JoinGameResponse:
+        """Claim an open seat; the response holds its seat and secret credential."""
+        response: pb.JoinGameResponse = self._call(
+            self._stub.JoinGame,
+            pb.JoinGameRequest(
+                name=name, join_code=join_code, player_id=player_id, display_name=display_name
+            ),
+            None,
+        )
+        return response
+
+    def leave(self, name: str, credential: str) -> pb.GameView:
+        """Free the credential's seat (before the first move); the public view after it."""
+        response: pb.LeaveGameResponse = self._call(
+            self._stub.LeaveGame, pb.LeaveGameRequest(name=name), credential
+        )
+        return response.view
+
+    def list_games(
+        self, *, filter: str = "", page_size: int = 0, page_token: str = ""
+    ) -> pb.ListGamesResponse:
+        """One page of games, newest first: with the client's operator key every game, else
+        the lobby (public games with open seats). `filter`, e.g. `status = waiting`."""
+        response: pb.ListGamesResponse = self._call(
+            self._stub.ListGames,
+            pb.ListGamesRequest(filter=filter, page_size=page_size, page_token=page_token),
+            self.operator_key,
+        )
+        return response
+
+    def iter_games(self, *, filter: str = "", page_size: int = 0) -> Iterator[pb.GameSummary]:
+        """Every game list_games finds, page after page."""
+        token = ""
+        while True:
+            page = self.list_games(filter=filter, page_size=page_size, page_token=token)
+            yield from page.games
+            token = page.next_page_token
+            if not token:
+                return
+
+    def reissue(self, name: str, seat: int) -> str:
+        """A new credential for `seat` (needs the operator key); the old one is refused."""
+        response: pb.ReissueCredentialResponse = self._call(
+            self._stub.ReissueCredential,
+            pb.ReissueCredentialRequest(name=name, seat=seat),
+            self.operator_key,
+        )
+        return response.seat_credential
+
+    def record(self, name: str, credential: str | None = None) -> pb.GameRecord:
+        """The record of a finished game, to a seat's credential or the operator key."""
+        response: pb.GetGameRecordResponse = self._call(
+            self._stub.GetGameRecord,
+            pb.GetGameRecordRequest(name=name),
+            credential or self.operator_key,
+        )
+        return response.record
 
     def get(self, name: str, credential: str | None = None) -> pb.GameView:
         response: pb.GetGameResponse = self._call(

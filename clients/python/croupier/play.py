@@ -2,20 +2,31 @@
 
     croupier-play --game vampire_queen --players 5 --bots 5 --seed 7
     croupier-play --game vampire_queen --players 3 --human 0 --option rounds=1
+    croupier-play --game one_card --players 3 --seed 7 --save-record game.json
+    croupier-play --replay game.json
 
 Without `--target` it starts a server of its own. The same seed prints the same game. With
 `--human SEAT` a person plays that seat in the terminal against bots (see `croupier.human`).
 `--option KEY=VALUE` sets a field of the game's options message (repeatable).
+`--save-record FILE` writes the finished game's record (GetGameRecord, as protobuf JSON);
+`--replay FILE` replays such a record through the rule engines, without a server, and checks
+that it ends in the recorded result (exit status 1 when it does not). With `--target`,
+`--open-seats` creates a game whose seats but yours are open and prints its join code, and
+`--list` prints the lobby.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
+import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TextIO, cast
 
+from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -25,6 +36,7 @@ from croupier.errors import CroupierError
 from croupier.human import play_human
 from croupier.local import LocalServer
 from croupier.render import describe_event, describe_table
+from croupier.replay import ReplayMismatch, load_record, replay, save_record
 from croupier.v1 import game_service_pb2 as pb
 
 GAME_IDS = ["whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity"]
@@ -120,6 +132,7 @@ def play(
     out: TextIO,
     names: Sequence[str] = (),
     options: Message | None = None,
+    record_to: Path | None = None,
 ) -> pb.GameView:
     """Play one game to the end with random bots on every seat; print the transcript.
     `options`: the game's options message (default: its defaults)."""
@@ -145,12 +158,74 @@ def play(
             f"{number:4d}. {names[seat]}: " + ("\n      ".join(lines) or "(nothing visible)"),
             file=out,
         )
-        view = croupier.get(created.name)
+        view = _spectate(croupier, created.name)
         table = describe_table(view)
         if table:
             print(table, file=out)
     print_result(view, names, out)
+    if record_to is not None:
+        save_record(croupier.record(created.name, credentials[0]), record_to)
+        print(f"\nrecord saved to {record_to}", file=out)
     return view
+
+
+def _print_lobby(croupier: Croupier, out: TextIO) -> None:
+    for game in croupier.iter_games():
+        seats = ", ".join(
+            f"{seat}: {player or '-'}" + (" (open)" if seat in game.open_seats else "")
+            for seat, player in enumerate(game.player_ids)
+        )
+        print(f"{game.name}  {game.game_type}  seats {seats}", file=out)
+
+
+def _open_table(croupier: Croupier, args: argparse.Namespace, out: TextIO) -> None:
+    options = options_for(args.game)
+    for assignment in args.option:
+        set_option(options, assignment)
+    created = croupier.create(
+        options,
+        args.players,
+        seed=args.seed,
+        player_ids=[args.player_id or "host"] + [""] * (args.players - 1),
+        open_seats=True,
+        public=args.public,
+    )
+    print(f"game        {created.name}", file=out)
+    print(f"join code   {created.join_code}", file=out)
+    print(f"seat 0      {created.seat_credentials[0]}  (your credential: keep it secret)", file=out)
+
+
+def _replay_file(path: Path) -> None:
+    try:
+        record = load_record(path)
+        names = [name or f"P{seat}" for seat, name in enumerate(record.setup.display_names)] or [
+            f"P{seat}" for seat in range(record.setup.seats)
+        ]
+        print(f"{record.name}: {len(record.moves)} moves, seed {record.setup.seed}")
+        result = replay(record, sys.stdout)
+    except (OSError, json_format.ParseError) as error:
+        print(f"croupier-play: cannot read {path}: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except ReplayMismatch as error:
+        print(f"croupier-play: the record does not replay: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    view = pb.GameView(result=result)
+    print_result(view, names, sys.stdout)
+    print("\nthe replay ends in the recorded result")
+
+
+def _spectate(croupier: Croupier, name: str) -> pb.GameView:
+    """The public view. Its reads carry no credential, so the server counts them against the
+    address's limit (--anonymous-rate-limit, 100/s by default), which bots playing at full
+    speed pass: a refused read waits a little and is made again."""
+    for _ in range(50):
+        try:
+            return croupier.get(name)
+        except CroupierError as error:
+            if error.reason != "RATE_LIMITED":
+                raise
+            time.sleep(0.05)
+    return croupier.get(name)
 
 
 def print_result(view: pb.GameView, names: Sequence[str], out: TextIO) -> None:
@@ -165,7 +240,13 @@ def print_result(view: pb.GameView, names: Sequence[str], out: TextIO) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="croupier-play", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", required=True, choices=GAME_IDS)
+    parser.add_argument("--game", choices=GAME_IDS)
+    parser.add_argument(
+        "--replay", metavar="FILE", help="replay a saved game record offline and check its result"
+    )
+    parser.add_argument(
+        "--save-record", metavar="FILE", help="write the finished game's record to FILE (JSON)"
+    )
     parser.add_argument(
         "--players", type=int, help="number of seats (default: --bots, +1 with --human)"
     )
@@ -188,7 +269,48 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, help="seed of the game and the bots")
     parser.add_argument("--target", help="host:port of a running server (default: start one)")
     parser.add_argument("--names", help="comma-separated display names")
+    parser.add_argument(
+        "--open-seats",
+        action="store_true",
+        help="with --target: create the game with seat 0 yours and the others open, print its"
+        " name, join code and seat 0's credential, and exit (others join with JoinGame); a"
+        " server with operator keys needs one in CROUPIER_OPERATOR_KEY",
+    )
+    parser.add_argument(
+        "--public", action="store_true", help="with --open-seats: list the game in the lobby"
+    )
+    parser.add_argument("--player-id", default="", help="with --open-seats: seat 0's player id")
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="with --target: print the lobby (public games with open seats), newest first",
+    )
     args = parser.parse_args(argv)
+    if args.replay:
+        _replay_file(Path(args.replay))
+        return
+    if args.list or args.open_seats:
+        if not args.target:
+            parser.error("--list and --open-seats need --target HOST:PORT (a shared server)")
+        try:
+            # The operator key, for servers that create games only for its holders: from the
+            # environment, as the server takes it (never a flag: command lines are visible).
+            key = os.environ.get("CROUPIER_OPERATOR_KEY") or None
+            with Croupier(args.target, operator_key=None if args.list else key) as croupier:
+                if args.list:
+                    _print_lobby(croupier, sys.stdout)
+                    return
+                if args.game is None or args.players is None:
+                    parser.error("--open-seats needs --game and --players")
+                _open_table(croupier, args, sys.stdout)
+        except ValueError as error:  # a bad --option
+            parser.error(str(error))
+        except CroupierError as error:
+            print(f"croupier-play: {error}", file=sys.stderr)
+            raise SystemExit(1) from None
+        return
+    if args.game is None:
+        parser.error("give --game (or --replay FILE)")
     human: int | None = args.human
     players = args.players or (args.bots + (human is not None) if args.bots is not None else None)
     if players is None:
@@ -219,7 +341,16 @@ def main(argv: list[str] | None = None) -> None:
     try:
         with _target(args.target) as target, Croupier(target) as croupier:
             if human is None:
-                play(croupier, args.game, players, args.seed, sys.stdout, names, options)
+                play(
+                    croupier,
+                    args.game,
+                    players,
+                    args.seed,
+                    sys.stdout,
+                    names,
+                    options,
+                    record_to=Path(args.save_record) if args.save_record else None,
+                )
                 return
             view = play_human(
                 croupier,

@@ -12,7 +12,10 @@ import {
   type ApplyMoveResponse,
   type CreateGameRequest,
   type CreateGameResponse,
+  type GameRecord,
   type GameView,
+  type JoinGameResponse,
+  type ListGamesResponse,
   type ListLegalMovesResponse,
   type Move,
   type WatchGameResponse,
@@ -53,11 +56,21 @@ export interface CroupierOptions {
   /** Retries of UNAVAILABLE (src/retry.ts); `{ maxAttempts: 1 }`: none. Each try has its own
    * `timeoutMs`. */
   retry?: RetryPolicy;
+  /** Sent with CreateGame, ListGames, ReissueCredential and GetGameRecord: servers with
+   * operator keys create games only for their holders, and list every game, reissue
+   * credentials and give any record only to them. */
+  operatorKey?: string;
 }
 
 export interface CreateOptions {
   displayNames?: string[];
   seed?: bigint | number;
+  /** Your app's user ids, one per seat (empty for none). Not secrets. */
+  playerIds?: string[];
+  /** Leave every seat without a player id open for JoinGame (the response's `joinCode`). */
+  openSeats?: boolean;
+  /** List the game in the lobby (ListGames without the operator key) while seats are open. */
+  public?: boolean;
   /** Retry-safe id, a UUID (e.g. `crypto.randomUUID()`): a retry with it returns the first
    *  response, seat credentials included, to this caller only. Anything else: INVALID_ARGUMENT. */
   requestId?: string;
@@ -92,12 +105,14 @@ export class Croupier {
   private readonly timeoutMs: number;
   private readonly onClose: (() => void) | undefined;
   private readonly retry: Required<RetryPolicy>;
+  private readonly operatorKey: string | undefined;
 
   constructor(transport: Transport, options: CroupierOptions = {}) {
     this.service = createClient(GameService, transport);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.onClose = options.onClose;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.operatorKey = options.operatorKey;
   }
 
   private options(credential: string | undefined, signal?: AbortSignal): CallOptions {
@@ -121,11 +136,67 @@ export class Croupier {
           seats,
           displayNames: extra.displayNames ?? [],
           requestId: extra.requestId ?? "",
+          playerIds: extra.playerIds ?? [],
+          openSeats: extra.openSeats ?? false,
+          public: extra.public ?? false,
           ...(extra.seed !== undefined ? { seed: BigInt(extra.seed) } : {}),
         },
+        this.options(this.operatorKey),
+      ),
+    );
+  }
+
+  /** The rematch of a finished game, made once (later calls return the same one): each seat
+   * plays it with its credential of `name`. `credential`: a seat's; else the operator key. */
+  rematch(name: string, credential?: string): Promise<CreateGameResponse> {
+    return this.call(() =>
+      this.service.createGame({ rematchOf: name }, this.options(credential ?? this.operatorKey)),
+    );
+  }
+
+  /** Claims an open seat with the game's join code: the seat and its secret credential. */
+  join(name: string, joinCode: string, extra: { playerId?: string; displayName?: string } = {}): Promise<JoinGameResponse> {
+    return this.call(() =>
+      this.service.joinGame(
+        { name, joinCode, playerId: extra.playerId ?? "", displayName: extra.displayName ?? "" },
         this.options(undefined),
       ),
     );
+  }
+
+  /** Frees the credential's seat before the first move; the public view after it. */
+  async leave(name: string, credential: string): Promise<GameView | undefined> {
+    return (await this.call(() => this.service.leaveGame({ name }, this.options(credential)))).view;
+  }
+
+  /** One page of games, newest first: every game with the operator key, else the lobby (public
+   * games with open seats). `filter`, e.g. `status = waiting AND game_type = one_card`. */
+  listGames(extra: { filter?: string; pageSize?: number; pageToken?: string } = {}): Promise<ListGamesResponse> {
+    return this.call(() =>
+      this.service.listGames(
+        { filter: extra.filter ?? "", pageSize: extra.pageSize ?? 0, pageToken: extra.pageToken ?? "" },
+        this.options(this.operatorKey),
+      ),
+    );
+  }
+
+  /** A new credential for a seat (operator key only); the old one is refused from then on. */
+  async reissue(name: string, seat: number): Promise<string> {
+    const response = await this.call(() =>
+      this.service.reissueCredential({ name, seat }, this.options(this.operatorKey)),
+    );
+    return response.seatCredential;
+  }
+
+  /** The record of a finished game, to one of its seats (`credential`) or the operator. */
+  async record(name: string, credential?: string): Promise<GameRecord> {
+    const response = await this.call(() =>
+      this.service.getGameRecord({ name }, this.options(credential ?? this.operatorKey)),
+    );
+    if (response.record === undefined) {
+      throw new CroupierError(Code.Unknown, "EMPTY_RESPONSE", "GetGameRecord returned no record");
+    }
+    return response.record;
   }
 
   /** The credential's seat view, or the public view without a credential. */

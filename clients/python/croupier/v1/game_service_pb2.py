@@ -28,41 +28,74 @@ from croupier.v1 import pig_mau_mau_pb2 as croupier_dot_v1_dot_pig__mau__mau__pb
 from croupier.v1 import trinity_pb2 as croupier_dot_v1_dot_trinity__pb2
 from croupier.v1 import vampire_queen_pb2 as croupier_dot_v1_dot_vampire__queen__pb2
 from croupier.v1 import whats_your_name_pb2 as croupier_dot_v1_dot_whats__your__name__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x63roupier/v1/game_service.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\x1a\x1a\x63roupier/v1/one_card.proto\x1a\x1d\x63roupier/v1/pig_mau_mau.proto\x1a\x19\x63roupier/v1/trinity.proto\x1a\x1f\x63roupier/v1/vampire_queen.proto\x1a!croupier/v1/whats_your_name.proto\"\x84\x03\n\x11\x43reateGameRequest\x12<\n\x0fwhats_your_name\x18\x01 \x01(\x0b\x32!.croupier.v1.WhatsYourNameOptionsH\x00\x12/\n\x08one_card\x18\x02 \x01(\x0b\x32\x1b.croupier.v1.OneCardOptionsH\x00\x12\x34\n\x0bpig_mau_mau\x18\x03 \x01(\x0b\x32\x1d.croupier.v1.PigMauMauOptionsH\x00\x12\x39\n\rvampire_queen\x18\x04 \x01(\x0b\x32 .croupier.v1.VampireQueenOptionsH\x00\x12.\n\x07trinity\x18\x05 \x01(\x0b\x32\x1b.croupier.v1.TrinityOptionsH\x00\x12\r\n\x05seats\x18\n \x01(\x05\x12\x15\n\rdisplay_names\x18\x0b \x03(\t\x12\x11\n\x04seed\x18\x0c \x01(\x04H\x01\x88\x01\x01\x12\x12\n\nrequest_id\x18\r \x01(\tB\t\n\x07optionsB\x07\n\x05_seed\"o\n\x12\x43reateGameResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04\x65tag\x18\x02 \x01(\t\x12\x18\n\x10seat_credentials\x18\x03 \x03(\t\x12#\n\x04view\x18\x04 \x01(\x0b\x32\x15.croupier.v1.GameView\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x0fGetGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.GameView\"%\n\x15ListLegalMovesRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"V\n\x16ListLegalMovesResponse\x12 \n\x05moves\x18\x01 \x03(\x0b\x32\x11.croupier.v1.Move\x12\x0c\n\x04\x65tag\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\"c\n\x10\x41pplyMoveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.croupier.v1.Move\x12\x0c\n\x04\x65tag\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"j\n\x11\x41pplyMoveResponse\x12\x0c\n\x04\x65tag\x18\x01 \x01(\t\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.croupier.v1.Event\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.croupier.v1.GameView\"4\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nsince_etag\x18\x02 \x01(\t\"\\\n\x11WatchGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.GameView\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.croupier.v1.Event\"\xe5\x03\n\x08GameView\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x0c\n\x04\x65tag\x18\x03 \x01(\t\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\x15\n\rdisplay_names\x18\x05 \x03(\t\x12\x18\n\x0bviewer_seat\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12\x14\n\x0c\x61\x63tive_seats\x18\x07 \x03(\x05\x12\x12\n\nmove_count\x18\x08 \x01(\x03\x12\'\n\x06result\x18\t \x01(\x0b\x32\x17.croupier.v1.GameResult\x12\x39\n\x0fwhats_your_name\x18\x15 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameViewH\x00\x12,\n\x08one_card\x18\x16 \x01(\x0b\x32\x18.croupier.v1.OneCardViewH\x00\x12\x31\n\x0bpig_mau_mau\x18\x17 \x01(\x0b\x32\x1a.croupier.v1.PigMauMauViewH\x00\x12\x36\n\rvampire_queen\x18\x18 \x01(\x0b\x32\x1d.croupier.v1.VampireQueenViewH\x00\x12+\n\x07trinity\x18\x19 \x01(\x0b\x32\x18.croupier.v1.TrinityViewH\x00\x42\x06\n\x04gameB\x0e\n\x0c_viewer_seat\"\x8f\x02\n\x04Move\x12\x39\n\x0fwhats_your_name\x18\x01 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameMoveH\x00\x12,\n\x08one_card\x18\x02 \x01(\x0b\x32\x18.croupier.v1.OneCardMoveH\x00\x12\x31\n\x0bpig_mau_mau\x18\x03 \x01(\x0b\x32\x1a.croupier.v1.PigMauMauMoveH\x00\x12\x36\n\rvampire_queen\x18\x04 \x01(\x0b\x32\x1d.croupier.v1.VampireQueenMoveH\x00\x12+\n\x07trinity\x18\x05 \x01(\x0b\x32\x18.croupier.v1.TrinityMoveH\x00\x42\x06\n\x04game\"\x95\x02\n\x05\x45vent\x12:\n\x0fwhats_your_name\x18\x01 \x01(\x0b\x32\x1f.croupier.v1.WhatsYourNameEventH\x00\x12-\n\x08one_card\x18\x02 \x01(\x0b\x32\x19.croupier.v1.OneCardEventH\x00\x12\x32\n\x0bpig_mau_mau\x18\x03 \x01(\x0b\x32\x1b.croupier.v1.PigMauMauEventH\x00\x12\x37\n\rvampire_queen\x18\x04 \x01(\x0b\x32\x1e.croupier.v1.VampireQueenEventH\x00\x12,\n\x07trinity\x18\x05 \x01(\x0b\x32\x19.croupier.v1.TrinityEventH\x00\x42\x06\n\x04game2\x97\x03\n\x0bGameService\x12M\n\nCreateGame\x12\x1e.croupier.v1.CreateGameRequest\x1a\x1f.croupier.v1.CreateGameResponse\x12\x44\n\x07GetGame\x12\x1b.croupier.v1.GetGameRequest\x1a\x1c.croupier.v1.GetGameResponse\x12Y\n\x0eListLegalMoves\x12\".croupier.v1.ListLegalMovesRequest\x1a#.croupier.v1.ListLegalMovesResponse\x12J\n\tApplyMove\x12\x1d.croupier.v1.ApplyMoveRequest\x1a\x1e.croupier.v1.ApplyMoveResponse\x12L\n\tWatchGame\x12\x1d.croupier.v1.WatchGameRequest\x1a\x1e.croupier.v1.WatchGameResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x63roupier/v1/game_service.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\x1a\x1a\x63roupier/v1/one_card.proto\x1a\x1d\x63roupier/v1/pig_mau_mau.proto\x1a\x19\x63roupier/v1/trinity.proto\x1a\x1f\x63roupier/v1/vampire_queen.proto\x1a!croupier/v1/whats_your_name.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x03\n\x11\x43reateGameRequest\x12<\n\x0fwhats_your_name\x18\x01 \x01(\x0b\x32!.croupier.v1.WhatsYourNameOptionsH\x00\x12/\n\x08one_card\x18\x02 \x01(\x0b\x32\x1b.croupier.v1.OneCardOptionsH\x00\x12\x34\n\x0bpig_mau_mau\x18\x03 \x01(\x0b\x32\x1d.croupier.v1.PigMauMauOptionsH\x00\x12\x39\n\rvampire_queen\x18\x04 \x01(\x0b\x32 .croupier.v1.VampireQueenOptionsH\x00\x12.\n\x07trinity\x18\x05 \x01(\x0b\x32\x1b.croupier.v1.TrinityOptionsH\x00\x12\r\n\x05seats\x18\n \x01(\x05\x12\x15\n\rdisplay_names\x18\x0b \x03(\t\x12\x11\n\x04seed\x18\x0c \x01(\x04H\x01\x88\x01\x01\x12\x12\n\nrequest_id\x18\r \x01(\t\x12\x12\n\nplayer_ids\x18\x0e \x03(\t\x12\x12\n\nopen_seats\x18\x0f \x01(\x08\x12\x0e\n\x06public\x18\x10 \x01(\x08\x12\x12\n\nrematch_of\x18\x11 \x01(\tB\t\n\x07optionsB\x07\n\x05_seed\"\x82\x01\n\x12\x43reateGameResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04\x65tag\x18\x02 \x01(\t\x12\x18\n\x10seat_credentials\x18\x03 \x03(\t\x12#\n\x04view\x18\x04 \x01(\x0b\x32\x15.croupier.v1.GameView\x12\x11\n\tjoin_code\x18\x05 \x01(\t\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x0fGetGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.GameView\"%\n\x15ListLegalMovesRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"V\n\x16ListLegalMovesResponse\x12 \n\x05moves\x18\x01 \x03(\x0b\x32\x11.croupier.v1.Move\x12\x0c\n\x04\x65tag\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\"c\n\x10\x41pplyMoveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.croupier.v1.Move\x12\x0c\n\x04\x65tag\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"j\n\x11\x41pplyMoveResponse\x12\x0c\n\x04\x65tag\x18\x01 \x01(\t\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.croupier.v1.Event\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.croupier.v1.GameView\"4\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nsince_etag\x18\x02 \x01(\t\"\\\n\x11WatchGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.GameView\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.croupier.v1.Event\"\xc7\x04\n\x08GameView\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x0c\n\x04\x65tag\x18\x03 \x01(\t\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\x15\n\rdisplay_names\x18\x05 \x03(\t\x12\x18\n\x0bviewer_seat\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12\x14\n\x0c\x61\x63tive_seats\x18\x07 \x03(\x05\x12\x12\n\nmove_count\x18\x08 \x01(\x03\x12\'\n\x06result\x18\t \x01(\x0b\x32\x17.croupier.v1.GameResult\x12\x12\n\nplayer_ids\x18\n \x03(\t\x12\'\n\x06status\x18\x0b \x01(\x0e\x32\x17.croupier.v1.GameStatus\x12\x12\n\nopen_seats\x18\x0c \x03(\x05\x12\x0f\n\x07rematch\x18\r \x01(\t\x12\x39\n\x0fwhats_your_name\x18\x15 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameViewH\x00\x12,\n\x08one_card\x18\x16 \x01(\x0b\x32\x18.croupier.v1.OneCardViewH\x00\x12\x31\n\x0bpig_mau_mau\x18\x17 \x01(\x0b\x32\x1a.croupier.v1.PigMauMauViewH\x00\x12\x36\n\rvampire_queen\x18\x18 \x01(\x0b\x32\x1d.croupier.v1.VampireQueenViewH\x00\x12+\n\x07trinity\x18\x19 \x01(\x0b\x32\x18.croupier.v1.TrinityViewH\x00\x42\x06\n\x04gameB\x0e\n\x0c_viewer_seat\"\x8f\x02\n\x04Move\x12\x39\n\x0fwhats_your_name\x18\x01 \x01(\x0b\x32\x1e.croupier.v1.WhatsYourNameMoveH\x00\x12,\n\x08one_card\x18\x02 \x01(\x0b\x32\x18.croupier.v1.OneCardMoveH\x00\x12\x31\n\x0bpig_mau_mau\x18\x03 \x01(\x0b\x32\x1a.croupier.v1.PigMauMauMoveH\x00\x12\x36\n\rvampire_queen\x18\x04 \x01(\x0b\x32\x1d.croupier.v1.VampireQueenMoveH\x00\x12+\n\x07trinity\x18\x05 \x01(\x0b\x32\x18.croupier.v1.TrinityMoveH\x00\x42\x06\n\x04game\"\x95\x02\n\x05\x45vent\x12:\n\x0fwhats_your_name\x18\x01 \x01(\x0b\x32\x1f.croupier.v1.WhatsYourNameEventH\x00\x12-\n\x08one_card\x18\x02 \x01(\x0b\x32\x19.croupier.v1.OneCardEventH\x00\x12\x32\n\x0bpig_mau_mau\x18\x03 \x01(\x0b\x32\x1b.croupier.v1.PigMauMauEventH\x00\x12\x37\n\rvampire_queen\x18\x04 \x01(\x0b\x32\x1e.croupier.v1.VampireQueenEventH\x00\x12,\n\x07trinity\x18\x05 \x01(\x0b\x32\x19.croupier.v1.TrinityEventH\x00\x42\x06\n\x04game\"[\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tjoin_code\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\"^\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x17\n\x0fseat_credential\x18\x02 \x01(\t\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.croupier.v1.GameView\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"8\n\x11LeaveGameResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.GameView\"I\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0e\n\x06\x66ilter\x18\x03 \x01(\t\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.croupier.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x93\x02\n\x0bGameSummary\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.croupier.v1.GameStatus\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\x12\n\nplayer_ids\x18\x05 \x03(\t\x12\x15\n\rdisplay_names\x18\x06 \x03(\t\x12\x12\n\nopen_seats\x18\x07 \x03(\x05\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nmove_count\x18\t \x01(\x03\x12\'\n\x06result\x18\n \x01(\x0b\x32\x17.croupier.v1.GameResult\"6\n\x18ReissueCredentialRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"4\n\x19ReissueCredentialResponse\x12\x17\n\x0fseat_credential\x18\x01 \x01(\t\"$\n\x14GetGameRecordRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"@\n\x15GetGameRecordResponse\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.croupier.v1.GameRecord\"\xcd\x01\n\nGameRecord\x12\x0c\n\x04name\x18\x01 \x01(\t\x12-\n\x05setup\x18\x02 \x01(\x0b\x32\x1e.croupier.v1.CreateGameRequest\x12(\n\x05moves\x18\x03 \x03(\x0b\x32\x19.croupier.v1.RecordedMove\x12\'\n\x06result\x18\x04 \x01(\x0b\x32\x17.croupier.v1.GameResult\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"=\n\x0cRecordedMove\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.croupier.v1.Move\"\xcf\x02\n\tFeedEvent\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x1b.croupier.v1.FeedEvent.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12\x11\n\tgame_type\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x12\n\nplayer_ids\x18\x06 \x03(\t\x12\'\n\x06result\x18\x07 \x01(\x0b\x32\x17.croupier.v1.GameResult\x12(\n\x04time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"p\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11KIND_GAME_CREATED\x10\x01\x12\x14\n\x10KIND_SEAT_JOINED\x10\x02\x12\r\n\tKIND_MOVE\x10\x03\x12\x16\n\x12KIND_GAME_FINISHED\x10\x04*t\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x32\xb4\x06\n\x0bGameService\x12M\n\nCreateGame\x12\x1e.croupier.v1.CreateGameRequest\x1a\x1f.croupier.v1.CreateGameResponse\x12\x44\n\x07GetGame\x12\x1b.croupier.v1.GetGameRequest\x1a\x1c.croupier.v1.GetGameResponse\x12Y\n\x0eListLegalMoves\x12\".croupier.v1.ListLegalMovesRequest\x1a#.croupier.v1.ListLegalMovesResponse\x12J\n\tApplyMove\x12\x1d.croupier.v1.ApplyMoveRequest\x1a\x1e.croupier.v1.ApplyMoveResponse\x12L\n\tWatchGame\x12\x1d.croupier.v1.WatchGameRequest\x1a\x1e.croupier.v1.WatchGameResponse0\x01\x12G\n\x08JoinGame\x12\x1c.croupier.v1.JoinGameRequest\x1a\x1d.croupier.v1.JoinGameResponse\x12J\n\tLeaveGame\x12\x1d.croupier.v1.LeaveGameRequest\x1a\x1e.croupier.v1.LeaveGameResponse\x12J\n\tListGames\x12\x1d.croupier.v1.ListGamesRequest\x1a\x1e.croupier.v1.ListGamesResponse\x12\x62\n\x11ReissueCredential\x12%.croupier.v1.ReissueCredentialRequest\x1a&.croupier.v1.ReissueCredentialResponse\x12V\n\rGetGameRecord\x12!.croupier.v1.GetGameRecordRequest\x1a\".croupier.v1.GetGameRecordResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.game_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATEGAMEREQUEST']._serialized_start=228
-  _globals['_CREATEGAMEREQUEST']._serialized_end=616
-  _globals['_CREATEGAMERESPONSE']._serialized_start=618
-  _globals['_CREATEGAMERESPONSE']._serialized_end=729
-  _globals['_GETGAMEREQUEST']._serialized_start=731
-  _globals['_GETGAMEREQUEST']._serialized_end=761
-  _globals['_GETGAMERESPONSE']._serialized_start=763
-  _globals['_GETGAMERESPONSE']._serialized_end=817
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_start=819
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=856
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=858
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=944
-  _globals['_APPLYMOVEREQUEST']._serialized_start=946
-  _globals['_APPLYMOVEREQUEST']._serialized_end=1045
-  _globals['_APPLYMOVERESPONSE']._serialized_start=1047
-  _globals['_APPLYMOVERESPONSE']._serialized_end=1153
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1155
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1207
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1209
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1301
-  _globals['_GAMEVIEW']._serialized_start=1304
-  _globals['_GAMEVIEW']._serialized_end=1789
-  _globals['_MOVE']._serialized_start=1792
-  _globals['_MOVE']._serialized_end=2063
-  _globals['_EVENT']._serialized_start=2066
-  _globals['_EVENT']._serialized_end=2343
-  _globals['_GAMESERVICE']._serialized_start=2346
-  _globals['_GAMESERVICE']._serialized_end=2753
+  _globals['_GAMESTATUS']._serialized_start=4116
+  _globals['_GAMESTATUS']._serialized_end=4232
+  _globals['_CREATEGAMEREQUEST']._serialized_start=261
+  _globals['_CREATEGAMEREQUEST']._serialized_end=725
+  _globals['_CREATEGAMERESPONSE']._serialized_start=728
+  _globals['_CREATEGAMERESPONSE']._serialized_end=858
+  _globals['_GETGAMEREQUEST']._serialized_start=860
+  _globals['_GETGAMEREQUEST']._serialized_end=890
+  _globals['_GETGAMERESPONSE']._serialized_start=892
+  _globals['_GETGAMERESPONSE']._serialized_end=946
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_start=948
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=985
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=987
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=1073
+  _globals['_APPLYMOVEREQUEST']._serialized_start=1075
+  _globals['_APPLYMOVEREQUEST']._serialized_end=1174
+  _globals['_APPLYMOVERESPONSE']._serialized_start=1176
+  _globals['_APPLYMOVERESPONSE']._serialized_end=1282
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1284
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1336
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1338
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1430
+  _globals['_GAMEVIEW']._serialized_start=1433
+  _globals['_GAMEVIEW']._serialized_end=2016
+  _globals['_MOVE']._serialized_start=2019
+  _globals['_MOVE']._serialized_end=2290
+  _globals['_EVENT']._serialized_start=2293
+  _globals['_EVENT']._serialized_end=2570
+  _globals['_JOINGAMEREQUEST']._serialized_start=2572
+  _globals['_JOINGAMEREQUEST']._serialized_end=2663
+  _globals['_JOINGAMERESPONSE']._serialized_start=2665
+  _globals['_JOINGAMERESPONSE']._serialized_end=2759
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=2761
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=2793
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=2795
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=2851
+  _globals['_LISTGAMESREQUEST']._serialized_start=2853
+  _globals['_LISTGAMESREQUEST']._serialized_end=2926
+  _globals['_LISTGAMESRESPONSE']._serialized_start=2928
+  _globals['_LISTGAMESRESPONSE']._serialized_end=3013
+  _globals['_GAMESUMMARY']._serialized_start=3016
+  _globals['_GAMESUMMARY']._serialized_end=3291
+  _globals['_REISSUECREDENTIALREQUEST']._serialized_start=3293
+  _globals['_REISSUECREDENTIALREQUEST']._serialized_end=3347
+  _globals['_REISSUECREDENTIALRESPONSE']._serialized_start=3349
+  _globals['_REISSUECREDENTIALRESPONSE']._serialized_end=3401
+  _globals['_GETGAMERECORDREQUEST']._serialized_start=3403
+  _globals['_GETGAMERECORDREQUEST']._serialized_end=3439
+  _globals['_GETGAMERECORDRESPONSE']._serialized_start=3441
+  _globals['_GETGAMERECORDRESPONSE']._serialized_end=3505
+  _globals['_GAMERECORD']._serialized_start=3508
+  _globals['_GAMERECORD']._serialized_end=3713
+  _globals['_RECORDEDMOVE']._serialized_start=3715
+  _globals['_RECORDEDMOVE']._serialized_end=3776
+  _globals['_FEEDEVENT']._serialized_start=3779
+  _globals['_FEEDEVENT']._serialized_end=4114
+  _globals['_FEEDEVENT_KIND']._serialized_start=4002
+  _globals['_FEEDEVENT_KIND']._serialized_end=4114
+  _globals['_GAMESERVICE']._serialized_start=4235
+  _globals['_GAMESERVICE']._serialized_end=5055
 # @@protoc_insertion_point(module_scope)

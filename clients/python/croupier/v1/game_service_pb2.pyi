@@ -12,7 +12,9 @@ from croupier.v1 import vampire_queen_pb2 as _vampire_queen_pb2
 from croupier.v1 import whats_your_name_pb2 as _whats_your_name_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -23,6 +25,34 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _GameStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    GAME_STATUS_UNSPECIFIED: _GameStatus.ValueType  # 0
+    """Not set."""
+    GAME_STATUS_WAITING: _GameStatus.ValueType  # 1
+    """Some seats are open: no moves are accepted until every seat is claimed."""
+    GAME_STATUS_ACTIVE: _GameStatus.ValueType  # 2
+    """Every seat is claimed and the game is not over."""
+    GAME_STATUS_FINISHED: _GameStatus.ValueType  # 3
+    """The game is over: the view holds its result."""
+
+class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
+    """Where a game is in its life."""
+
+GAME_STATUS_UNSPECIFIED: GameStatus.ValueType  # 0
+"""Not set."""
+GAME_STATUS_WAITING: GameStatus.ValueType  # 1
+"""Some seats are open: no moves are accepted until every seat is claimed."""
+GAME_STATUS_ACTIVE: GameStatus.ValueType  # 2
+"""Every seat is claimed and the game is not over."""
+GAME_STATUS_FINISHED: GameStatus.ValueType  # 3
+"""The game is over: the view holds its result."""
+Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
 @_typing.final
 class CreateGameRequest(_message.Message):
@@ -39,6 +69,10 @@ class CreateGameRequest(_message.Message):
     DISPLAY_NAMES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    PLAYER_IDS_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    PUBLIC_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """Number of seats (players)."""
     seed: _builtins.int
@@ -47,6 +81,22 @@ class CreateGameRequest(_message.Message):
     """Optional client-chosen id, a UUID (8-4-4-4-12 hex digits; else INVALID_ARGUMENT): a retry
     with the same id returns the first response instead of creating a second game. With
     operator keys, the id is the key's own.
+    """
+    open_seats: _builtins.bool
+    """When set, every seat without a player id is open: CreateGame returns no credential for it
+    (an empty string) and a join code with which others claim it (JoinGame). The game waits
+    ("waiting for players", no moves accepted) until every seat is claimed.
+    """
+    public: _builtins.bool
+    """With open seats: list the game in the public lobby (ListGames without the operator key)
+    while it has open seats.
+    """
+    rematch_of: _builtins.str
+    """Optional: the name of a finished game to play again: same type, options, seats, player ids
+    and display names, a new seed; each seat keeps its credential of that game. Allowed to any
+    seat of that game or to the operator; the other fields must then be left unset (the
+    options oneof, seats, display names, seed, player ids, open_seats, public). Made once:
+    later calls return the same rematch (with no credentials).
     """
     @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameOptions:
@@ -72,6 +122,12 @@ class CreateGameRequest(_message.Message):
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Optional display names, one per seat (at most 64 characters each)."""
 
+    @_builtins.property
+    def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Optional player ids, one per seat or none: the integrating app's own user ids (printable,
+        at most 128 characters; not secrets, never credentials). Empty: no player.
+        """
+
     def __init__(
         self,
         *,
@@ -84,10 +140,14 @@ class CreateGameRequest(_message.Message):
         display_names: _abc.Iterable[_builtins.str] | None = ...,
         seed: _builtins.int | None = ...,
         request_id: _builtins.str = ...,
+        player_ids: _abc.Iterable[_builtins.str] | None = ...,
+        open_seats: _builtins.bool = ...,
+        public: _builtins.bool = ...,
+        rematch_of: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "one_card", b"one_card", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "display_names", b"display_names", "one_card", b"one_card", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "display_names", b"display_names", "one_card", b"one_card", "open_seats", b"open_seats", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch_of", b"rematch_of", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -110,13 +170,18 @@ class CreateGameResponse(_message.Message):
     ETAG_FIELD_NUMBER: _builtins.int
     SEAT_CREDENTIALS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game's resource name, `games/{id}`."""
     etag: _builtins.str
     """The game's current etag."""
+    join_code: _builtins.str
+    """With open seats: the secret that lets others claim them (JoinGame); shown only here."""
     @_builtins.property
     def seat_credentials(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """One secret credential per seat, in seat order. They are never shown again."""
+        """One secret credential per seat, in seat order (an empty string for an open seat, and none
+        at all for a rematch, whose seats keep their credentials). They are never shown again.
+        """
 
     @_builtins.property
     def view(self) -> Global___GameView:
@@ -129,10 +194,11 @@ class CreateGameResponse(_message.Message):
         etag: _builtins.str = ...,
         seat_credentials: _abc.Iterable[_builtins.str] | None = ...,
         view: Global___GameView | None = ...,
+        join_code: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["etag", b"etag", "name", b"name", "seat_credentials", b"seat_credentials", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["etag", b"etag", "join_code", b"join_code", "name", b"name", "seat_credentials", b"seat_credentials", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -386,6 +452,10 @@ class GameView(_message.Message):
     ACTIVE_SEATS_FIELD_NUMBER: _builtins.int
     MOVE_COUNT_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    PLAYER_IDS_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
     WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
     ONE_CARD_FIELD_NUMBER: _builtins.int
     PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
@@ -403,6 +473,10 @@ class GameView(_message.Message):
     """The viewer's seat; absent for a spectator."""
     move_count: _builtins.int
     """Number of moves applied so far."""
+    status: Global___GameStatus.ValueType
+    """Waiting for players (open seats), active, or finished."""
+    rematch: _builtins.str
+    """The name of this game's rematch (CreateGame with rematch_of), once there is one."""
     @_builtins.property
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names, one per seat (empty strings where none was given)."""
@@ -414,6 +488,14 @@ class GameView(_message.Message):
     @_builtins.property
     def result(self) -> _common_pb2.GameResult:
         """The final result; set once the game is over."""
+
+    @_builtins.property
+    def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Player ids, one per seat (empty strings where none)."""
+
+    @_builtins.property
+    def open_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats not yet claimed, in seat order."""
 
     @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameView:
@@ -447,6 +529,10 @@ class GameView(_message.Message):
         active_seats: _abc.Iterable[_builtins.int] | None = ...,
         move_count: _builtins.int = ...,
         result: _common_pb2.GameResult | None = ...,
+        player_ids: _abc.Iterable[_builtins.str] | None = ...,
+        status: Global___GameStatus.ValueType = ...,
+        open_seats: _abc.Iterable[_builtins.int] | None = ...,
+        rematch: _builtins.str = ...,
         whats_your_name: _whats_your_name_pb2.WhatsYourNameView | None = ...,
         one_card: _one_card_pb2.OneCardView | None = ...,
         pig_mau_mau: _pig_mau_mau_pb2.PigMauMauView | None = ...,
@@ -455,7 +541,7 @@ class GameView(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "result", b"result", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "display_names", b"display_names", "etag", b"etag", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "result", b"result", "seats", b"seats", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "display_names", b"display_names", "etag", b"etag", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
@@ -567,3 +653,509 @@ class Event(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___Event: _TypeAlias = Event  # noqa: Y015
+
+@_typing.final
+class JoinGameRequest(_message.Message):
+    """Request of JoinGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game's resource name, `games/{id}`."""
+    join_code: _builtins.str
+    """The join code CreateGame returned."""
+    player_id: _builtins.str
+    """Optional: the joining player's id in the integrating app (printable, at most 128
+    characters). A player id already seated in the game is refused.
+    """
+    display_name: _builtins.str
+    """Optional display name (printable, at most 64 characters)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        join_code: _builtins.str = ...,
+        player_id: _builtins.str = ...,
+        display_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "join_code", b"join_code", "name", b"name", "player_id", b"player_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JoinGameRequest: _TypeAlias = JoinGameRequest  # noqa: Y015
+
+@_typing.final
+class JoinGameResponse(_message.Message):
+    """Response of JoinGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_CREDENTIAL_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat claimed (the lowest open one)."""
+    seat_credential: _builtins.str
+    """The seat's secret credential. It is never shown again."""
+    @_builtins.property
+    def view(self) -> Global___GameView:
+        """The seat's view of the game after the join."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        seat_credential: _builtins.str = ...,
+        view: Global___GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "seat_credential", b"seat_credential", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JoinGameResponse: _TypeAlias = JoinGameResponse  # noqa: Y015
+
+@_typing.final
+class LeaveGameRequest(_message.Message):
+    """Request of LeaveGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game's resource name, `games/{id}`."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveGameRequest: _TypeAlias = LeaveGameRequest  # noqa: Y015
+
+@_typing.final
+class LeaveGameResponse(_message.Message):
+    """Response of LeaveGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VIEW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def view(self) -> Global___GameView:
+        """The public view of the game after the seat was freed."""
+
+    def __init__(
+        self,
+        *,
+        view: Global___GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveGameResponse: _TypeAlias = LeaveGameResponse  # noqa: Y015
+
+@_typing.final
+class ListGamesRequest(_message.Message):
+    """Request of ListGames (AIP-132)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    FILTER_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most games in one page: 1 to 100; 0 means 20. A page may hold fewer and still have a next
+    page token (a listing reads a bounded number of index entries per call).
+    """
+    page_token: _builtins.str
+    """The next_page_token of the previous page, with the same filter; empty for the first page."""
+    filter: _builtins.str
+    """AIP-160 conjunction of equalities, e.g. `player_id = "u-17" AND game_type = "one_card"
+    AND status = "waiting"`; fields: player_id, game_type, status (waiting, active,
+    finished). Empty: every game the caller may list.
+    """
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        filter: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGamesRequest: _TypeAlias = ListGamesRequest  # noqa: Y015
+
+@_typing.final
+class ListGamesResponse(_message.Message):
+    """Response of ListGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token of the next page; empty when there are no more games."""
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSummary]:
+        """The games of this page, newest first."""
+
+    def __init__(
+        self,
+        *,
+        games: _abc.Iterable[Global___GameSummary] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGamesResponse: _TypeAlias = ListGamesResponse  # noqa: Y015
+
+@_typing.final
+class GameSummary(_message.Message):
+    """One game as ListGames shows it: nothing secret."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    PLAYER_IDS_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAMES_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    MOVE_COUNT_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game's resource name, `games/{id}`."""
+    game_type: _builtins.str
+    """The game id, e.g. `one_card`."""
+    status: Global___GameStatus.ValueType
+    """Waiting for players, active, or finished."""
+    seats: _builtins.int
+    """Number of seats."""
+    move_count: _builtins.int
+    """Number of moves applied so far."""
+    @_builtins.property
+    def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Player ids, one per seat (empty strings where none)."""
+
+    @_builtins.property
+    def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Display names, one per seat."""
+
+    @_builtins.property
+    def open_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats not yet claimed."""
+
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When the game was created."""
+
+    @_builtins.property
+    def result(self) -> _common_pb2.GameResult:
+        """The final result, once the game is over."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        game_type: _builtins.str = ...,
+        status: Global___GameStatus.ValueType = ...,
+        seats: _builtins.int = ...,
+        player_ids: _abc.Iterable[_builtins.str] | None = ...,
+        display_names: _abc.Iterable[_builtins.str] | None = ...,
+        open_seats: _abc.Iterable[_builtins.int] | None = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        move_count: _builtins.int = ...,
+        result: _common_pb2.GameResult | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "display_names", b"display_names", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "open_seats", b"open_seats", "player_ids", b"player_ids", "result", b"result", "seats", b"seats", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameSummary: _TypeAlias = GameSummary  # noqa: Y015
+
+@_typing.final
+class ReissueCredentialRequest(_message.Message):
+    """Request of ReissueCredential."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game's resource name, `games/{id}`."""
+    seat: _builtins.int
+    """The seat whose credential is replaced (0-based)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReissueCredentialRequest: _TypeAlias = ReissueCredentialRequest  # noqa: Y015
+
+@_typing.final
+class ReissueCredentialResponse(_message.Message):
+    """Response of ReissueCredential."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_CREDENTIAL_FIELD_NUMBER: _builtins.int
+    seat_credential: _builtins.str
+    """The seat's new secret credential; the old one is refused from now on."""
+    def __init__(
+        self,
+        *,
+        seat_credential: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_credential", b"seat_credential"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReissueCredentialResponse: _TypeAlias = ReissueCredentialResponse  # noqa: Y015
+
+@_typing.final
+class GetGameRecordRequest(_message.Message):
+    """Request of GetGameRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game's resource name, `games/{id}`."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGameRecordRequest: _TypeAlias = GetGameRecordRequest  # noqa: Y015
+
+@_typing.final
+class GetGameRecordResponse(_message.Message):
+    """Response of GetGameRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def record(self) -> Global___GameRecord:
+        """The game's complete record."""
+
+    def __init__(
+        self,
+        *,
+        record: Global___GameRecord | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGameRecordResponse: _TypeAlias = GetGameRecordResponse  # noqa: Y015
+
+@_typing.final
+class GameRecord(_message.Message):
+    """The complete record of a finished game: with it, the engines replay the game move for move
+    (`croupier-play --replay FILE` reads its protobuf JSON).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    SETUP_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game's resource name, `games/{id}`."""
+    @_builtins.property
+    def setup(self) -> Global___CreateGameRequest:
+        """The game as it was created: the options oneof, seats, display names, seed and player ids
+        (request_id, open_seats, public and rematch_of are left unset).
+        """
+
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedMove]:
+        """Every move in the order applied."""
+
+    @_builtins.property
+    def result(self) -> _common_pb2.GameResult:
+        """The final result."""
+
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When the game was created."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        setup: Global___CreateGameRequest | None = ...,
+        moves: _abc.Iterable[Global___RecordedMove] | None = ...,
+        result: _common_pb2.GameResult | None = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "result", b"result", "setup", b"setup"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "moves", b"moves", "name", b"name", "result", b"result", "setup", b"setup"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameRecord: _TypeAlias = GameRecord  # noqa: Y015
+
+@_typing.final
+class RecordedMove(_message.Message):
+    """One move of a record."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that made it."""
+    @_builtins.property
+    def move(self) -> Global___Move:
+        """The move."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        move: Global___Move | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordedMove: _TypeAlias = RecordedMove  # noqa: Y015
+
+@_typing.final
+class FeedEvent(_message.Message):
+    """One entry of the event feed (a Redis Stream other apps read; docs/api.md "The event feed")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    class _Kind:
+        ValueType = _typing.NewType("ValueType", _builtins.int)
+        V: _TypeAlias = ValueType  # noqa: Y015
+
+    class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[FeedEvent._Kind.ValueType], _builtins.type):
+        DESCRIPTOR: _descriptor.EnumDescriptor
+        KIND_UNSPECIFIED: FeedEvent._Kind.ValueType  # 0
+        """Not set."""
+        KIND_GAME_CREATED: FeedEvent._Kind.ValueType  # 1
+        """A game was created."""
+        KIND_SEAT_JOINED: FeedEvent._Kind.ValueType  # 2
+        """A seat was claimed with JoinGame."""
+        KIND_MOVE: FeedEvent._Kind.ValueType  # 3
+        """A move was applied (only on servers started with --feed-moves)."""
+        KIND_GAME_FINISHED: FeedEvent._Kind.ValueType  # 4
+        """A game ended; `result` holds its result."""
+
+    class Kind(_Kind, metaclass=_KindEnumTypeWrapper):
+        """What happened."""
+
+    KIND_UNSPECIFIED: FeedEvent.Kind.ValueType  # 0
+    """Not set."""
+    KIND_GAME_CREATED: FeedEvent.Kind.ValueType  # 1
+    """A game was created."""
+    KIND_SEAT_JOINED: FeedEvent.Kind.ValueType  # 2
+    """A seat was claimed with JoinGame."""
+    KIND_MOVE: FeedEvent.Kind.ValueType  # 3
+    """A move was applied (only on servers started with --feed-moves)."""
+    KIND_GAME_FINISHED: FeedEvent.Kind.ValueType  # 4
+    """A game ended; `result` holds its result."""
+
+    KIND_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_IDS_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    TIME_FIELD_NUMBER: _builtins.int
+    kind: Global___FeedEvent.Kind.ValueType
+    """What happened."""
+    name: _builtins.str
+    """The game's resource name, `games/{id}`."""
+    version: _builtins.int
+    """The game's version (etag) after the change: with `name` and `kind`, the identity of an
+    event, so that a consumer detects a duplicate left by a retried append.
+    """
+    game_type: _builtins.str
+    """The game id, e.g. `one_card`."""
+    seat: _builtins.int
+    """The seat concerned (joined, moved); -1 when none."""
+    @_builtins.property
+    def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Player ids of the game, one per seat."""
+
+    @_builtins.property
+    def result(self) -> _common_pb2.GameResult:
+        """The final result (KIND_GAME_FINISHED)."""
+
+    @_builtins.property
+    def time(self) -> _timestamp_pb2.Timestamp:
+        """When the server appended the event."""
+
+    def __init__(
+        self,
+        *,
+        kind: Global___FeedEvent.Kind.ValueType = ...,
+        name: _builtins.str = ...,
+        version: _builtins.int = ...,
+        game_type: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        player_ids: _abc.Iterable[_builtins.str] | None = ...,
+        result: _common_pb2.GameResult | None = ...,
+        time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "time", b"time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "kind", b"kind", "name", b"name", "player_ids", b"player_ids", "result", b"result", "seat", b"seat", "time", b"time", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FeedEvent: _TypeAlias = FeedEvent  # noqa: Y015

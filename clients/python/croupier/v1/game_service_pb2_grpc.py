@@ -68,6 +68,31 @@ class GameServiceStub:
                 request_serializer=croupier_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
                 _registered_method=True)
+        self.JoinGame = channel.unary_unary(
+                '/croupier.v1.GameService/JoinGame',
+                request_serializer=croupier_dot_v1_dot_game__service__pb2.JoinGameRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_game__service__pb2.JoinGameResponse.FromString,
+                _registered_method=True)
+        self.LeaveGame = channel.unary_unary(
+                '/croupier.v1.GameService/LeaveGame',
+                request_serializer=croupier_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+                _registered_method=True)
+        self.ListGames = channel.unary_unary(
+                '/croupier.v1.GameService/ListGames',
+                request_serializer=croupier_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
+                _registered_method=True)
+        self.ReissueCredential = channel.unary_unary(
+                '/croupier.v1.GameService/ReissueCredential',
+                request_serializer=croupier_dot_v1_dot_game__service__pb2.ReissueCredentialRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_game__service__pb2.ReissueCredentialResponse.FromString,
+                _registered_method=True)
+        self.GetGameRecord = channel.unary_unary(
+                '/croupier.v1.GameService/GetGameRecord',
+                request_serializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -83,8 +108,10 @@ class GameServiceServicer:
     """
 
     def CreateGame(self, request, context):
-        """Creates a game and returns one secret credential per seat.
-        Codes: INVALID_ARGUMENT (bad options or seat count), UNAVAILABLE (store unreachable).
+        """Creates a game and returns one secret credential per seat (and a join code for open
+        seats), or the rematch of a finished game (`rematch_of`).
+        Codes: INVALID_ARGUMENT (bad options or seat count), FAILED_PRECONDITION (a rematch of a
+        game still running), UNAVAILABLE (store unreachable).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -129,6 +156,57 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def JoinGame(self, request, context):
+        """Claims one open seat of a game created with open seats, with the game's join code, and
+        returns that seat's credential. Atomic: two joins racing for the last seat, through any
+        replicas, give one seat; the other gets FAILED_PRECONDITION (GAME_FULL).
+        Codes: INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED (wrong join code),
+        FAILED_PRECONDITION (full, started or finished game; player already seated), UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveGame(self, request, context):
+        """Frees the caller's seat of a game with a join code, before its first move: the seat is
+        open again and its credential refused from then on.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (the game has started, or has no join code), UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGames(self, request, context):
+        """Lists games, newest first (AIP-132). With the operator key: every game; without it: the
+        lobby, public games with open seats.
+        Codes: INVALID_ARGUMENT (bad filter, page size or page token), PERMISSION_DENIED,
+        UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReissueCredential(self, request, context):
+        """Operator key only: revokes a seat's credential and returns a new one. The old one is
+        refused from then on, on every replica.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (an open seat), UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGameRecord(self, request, context):
+        """The complete record of a finished game (setup with its seed, every move, the result), to
+        any of its seats or the operator. Refused while the game runs: the seed reveals the deck.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -156,6 +234,31 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.WatchGame,
                     request_deserializer=croupier_dot_v1_dot_game__service__pb2.WatchGameRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_game__service__pb2.WatchGameResponse.SerializeToString,
+            ),
+            'JoinGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.JoinGame,
+                    request_deserializer=croupier_dot_v1_dot_game__service__pb2.JoinGameRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_game__service__pb2.JoinGameResponse.SerializeToString,
+            ),
+            'LeaveGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveGame,
+                    request_deserializer=croupier_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
+            ),
+            'ListGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGames,
+                    request_deserializer=croupier_dot_v1_dot_game__service__pb2.ListGamesRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_game__service__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'ReissueCredential': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReissueCredential,
+                    request_deserializer=croupier_dot_v1_dot_game__service__pb2.ReissueCredentialRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_game__service__pb2.ReissueCredentialResponse.SerializeToString,
+            ),
+            'GetGameRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGameRecord,
+                    request_deserializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -302,6 +405,141 @@ class GameService:
             '/croupier.v1.GameService/WatchGame',
             croupier_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
             croupier_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.GameService/JoinGame',
+            croupier_dot_v1_dot_game__service__pb2.JoinGameRequest.SerializeToString,
+            croupier_dot_v1_dot_game__service__pb2.JoinGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.GameService/LeaveGame',
+            croupier_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+            croupier_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.GameService/ListGames',
+            croupier_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
+            croupier_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReissueCredential(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.GameService/ReissueCredential',
+            croupier_dot_v1_dot_game__service__pb2.ReissueCredentialRequest.SerializeToString,
+            croupier_dot_v1_dot_game__service__pb2.ReissueCredentialResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGameRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.GameService/GetGameRecord',
+            croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
+            croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

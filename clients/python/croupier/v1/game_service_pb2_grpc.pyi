@@ -43,8 +43,10 @@ class GameServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
-    """Creates a game and returns one secret credential per seat.
-    Codes: INVALID_ARGUMENT (bad options or seat count), UNAVAILABLE (store unreachable).
+    """Creates a game and returns one secret credential per seat (and a join code for open
+    seats), or the rematch of a finished game (`rematch_of`).
+    Codes: INVALID_ARGUMENT (bad options or seat count), FAILED_PRECONDITION (a rematch of a
+    game still running), UNAVAILABLE (store unreachable).
     """
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
     """Returns the caller's view of a game: a seat's view with a seat credential, the public
@@ -69,6 +71,37 @@ class GameServiceStub:
     Codes: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE (since_etag not resumable),
     UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAVAILABLE.
     """
+    JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
+    """Claims one open seat of a game created with open seats, with the game's join code, and
+    returns that seat's credential. Atomic: two joins racing for the last seat, through any
+    replicas, give one seat; the other gets FAILED_PRECONDITION (GAME_FULL).
+    Codes: INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED (wrong join code),
+    FAILED_PRECONDITION (full, started or finished game; player already seated), UNAVAILABLE.
+    """
+    LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
+    """Frees the caller's seat of a game with a join code, before its first move: the seat is
+    open again and its credential refused from then on.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (the game has started, or has no join code), UNAVAILABLE.
+    """
+    ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
+    """Lists games, newest first (AIP-132). With the operator key: every game; without it: the
+    lobby, public games with open seats.
+    Codes: INVALID_ARGUMENT (bad filter, page size or page token), PERMISSION_DENIED,
+    UNAVAILABLE.
+    """
+    ReissueCredential: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ReissueCredentialRequest, _game_service_pb2.ReissueCredentialResponse]
+    """Operator key only: revokes a seat's credential and returns a new one. The old one is
+    refused from then on, on every replica.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (an open seat), UNAVAILABLE.
+    """
+    GetGameRecord: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRecordRequest, _game_service_pb2.GetGameRecordResponse]
+    """The complete record of a finished game (setup with its seed, every move, the result), to
+    any of its seats or the operator. Refused while the game runs: the seed reveals the deck.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -85,8 +118,10 @@ class GameServiceAsyncStub(GameServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
-    """Creates a game and returns one secret credential per seat.
-    Codes: INVALID_ARGUMENT (bad options or seat count), UNAVAILABLE (store unreachable).
+    """Creates a game and returns one secret credential per seat (and a join code for open
+    seats), or the rematch of a finished game (`rematch_of`).
+    Codes: INVALID_ARGUMENT (bad options or seat count), FAILED_PRECONDITION (a rematch of a
+    game still running), UNAVAILABLE (store unreachable).
     """
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]  # type: ignore[assignment]
     """Returns the caller's view of a game: a seat's view with a seat credential, the public
@@ -111,6 +146,37 @@ class GameServiceAsyncStub(GameServiceStub):
     Codes: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE (since_etag not resumable),
     UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAVAILABLE.
     """
+    JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
+    """Claims one open seat of a game created with open seats, with the game's join code, and
+    returns that seat's credential. Atomic: two joins racing for the last seat, through any
+    replicas, give one seat; the other gets FAILED_PRECONDITION (GAME_FULL).
+    Codes: INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED (wrong join code),
+    FAILED_PRECONDITION (full, started or finished game; player already seated), UNAVAILABLE.
+    """
+    LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
+    """Frees the caller's seat of a game with a join code, before its first move: the seat is
+    open again and its credential refused from then on.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (the game has started, or has no join code), UNAVAILABLE.
+    """
+    ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
+    """Lists games, newest first (AIP-132). With the operator key: every game; without it: the
+    lobby, public games with open seats.
+    Codes: INVALID_ARGUMENT (bad filter, page size or page token), PERMISSION_DENIED,
+    UNAVAILABLE.
+    """
+    ReissueCredential: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ReissueCredentialRequest, _game_service_pb2.ReissueCredentialResponse]  # type: ignore[assignment]
+    """Operator key only: revokes a seat's credential and returns a new one. The old one is
+    refused from then on, on every replica.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (an open seat), UNAVAILABLE.
+    """
+    GetGameRecord: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRecordRequest, _game_service_pb2.GetGameRecordResponse]  # type: ignore[assignment]
+    """The complete record of a finished game (setup with its seed, every move, the result), to
+    any of its seats or the operator. Refused while the game runs: the seed reveals the deck.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Croupier referees card games: it creates games, validates and applies every move, and shows
@@ -130,8 +196,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.CreateGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.CreateGameResponse, _abc.Awaitable[_game_service_pb2.CreateGameResponse]]:
-        """Creates a game and returns one secret credential per seat.
-        Codes: INVALID_ARGUMENT (bad options or seat count), UNAVAILABLE (store unreachable).
+        """Creates a game and returns one secret credential per seat (and a join code for open
+        seats), or the rematch of a finished game (`rematch_of`).
+        Codes: INVALID_ARGUMENT (bad options or seat count), FAILED_PRECONDITION (a rematch of a
+        game still running), UNAVAILABLE (store unreachable).
         """
 
     @_abc_1.abstractmethod
@@ -179,6 +247,67 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         RESOURCE_EXHAUSTED (WATCH_TOO_SLOW), never skipped silently: it resumes with since_etag.
         Codes: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE (since_etag not resumable),
         UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAVAILABLE.
+        """
+
+    @_abc_1.abstractmethod
+    def JoinGame(
+        self,
+        request: _game_service_pb2.JoinGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.JoinGameResponse, _abc.Awaitable[_game_service_pb2.JoinGameResponse]]:
+        """Claims one open seat of a game created with open seats, with the game's join code, and
+        returns that seat's credential. Atomic: two joins racing for the last seat, through any
+        replicas, give one seat; the other gets FAILED_PRECONDITION (GAME_FULL).
+        Codes: INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED (wrong join code),
+        FAILED_PRECONDITION (full, started or finished game; player already seated), UNAVAILABLE.
+        """
+
+    @_abc_1.abstractmethod
+    def LeaveGame(
+        self,
+        request: _game_service_pb2.LeaveGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
+        """Frees the caller's seat of a game with a join code, before its first move: the seat is
+        open again and its credential refused from then on.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (the game has started, or has no join code), UNAVAILABLE.
+        """
+
+    @_abc_1.abstractmethod
+    def ListGames(
+        self,
+        request: _game_service_pb2.ListGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ListGamesResponse, _abc.Awaitable[_game_service_pb2.ListGamesResponse]]:
+        """Lists games, newest first (AIP-132). With the operator key: every game; without it: the
+        lobby, public games with open seats.
+        Codes: INVALID_ARGUMENT (bad filter, page size or page token), PERMISSION_DENIED,
+        UNAVAILABLE.
+        """
+
+    @_abc_1.abstractmethod
+    def ReissueCredential(
+        self,
+        request: _game_service_pb2.ReissueCredentialRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ReissueCredentialResponse, _abc.Awaitable[_game_service_pb2.ReissueCredentialResponse]]:
+        """Operator key only: revokes a seat's credential and returns a new one. The old one is
+        refused from then on, on every replica.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (an open seat), UNAVAILABLE.
+        """
+
+    @_abc_1.abstractmethod
+    def GetGameRecord(
+        self,
+        request: _game_service_pb2.GetGameRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.GetGameRecordResponse, _abc.Awaitable[_game_service_pb2.GetGameRecordResponse]]:
+        """The complete record of a finished game (setup with its seed, every move, the result), to
+        any of its seats or the operator. Refused while the game runs: the seed reveals the deck.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -34,6 +34,12 @@ class StoredGame(_message.Message):
     DISPLAY_NAMES_FIELD_NUMBER: _builtins.int
     CREDENTIAL_HASHES_FIELD_NUMBER: _builtins.int
     MOVE_COUNT_FIELD_NUMBER: _builtins.int
+    PLAYER_IDS_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_HASH_FIELD_NUMBER: _builtins.int
+    PUBLIC_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_MS_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
     WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
     ONE_CARD_FIELD_NUMBER: _builtins.int
     PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
@@ -43,13 +49,29 @@ class StoredGame(_message.Message):
     """The game id, equal to the name of the member set in `state`."""
     move_count: _builtins.int
     """Number of moves applied so far."""
+    join_code_hash: _builtins.bytes
+    """SHA-256 of the join code (empty: the game has none and no seat can be claimed)."""
+    public: _builtins.bool
+    """Listed in the public lobby while seats are open."""
+    create_time_ms: _builtins.int
+    """Creation time, Unix milliseconds (the listing indexes' score)."""
+    rematch: _builtins.str
+    """The id of this game's rematch, once made."""
+    rematch_of: _builtins.str
+    """The id of the game this one is the rematch of."""
     @_builtins.property
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names, one per seat."""
 
     @_builtins.property
     def credential_hashes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
-        """SHA-256 of each seat's credential, in seat order; the credentials themselves are not kept."""
+        """SHA-256 of each seat's credential, in seat order; the credentials themselves are not kept.
+        Empty for an open seat (not yet claimed).
+        """
+
+    @_builtins.property
+    def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Player ids, one per seat (empty strings where none); absent in games stored before."""
 
     @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameState:
@@ -78,6 +100,12 @@ class StoredGame(_message.Message):
         display_names: _abc.Iterable[_builtins.str] | None = ...,
         credential_hashes: _abc.Iterable[_builtins.bytes] | None = ...,
         move_count: _builtins.int = ...,
+        player_ids: _abc.Iterable[_builtins.str] | None = ...,
+        join_code_hash: _builtins.bytes = ...,
+        public: _builtins.bool = ...,
+        create_time_ms: _builtins.int = ...,
+        rematch: _builtins.str = ...,
+        rematch_of: _builtins.str = ...,
         whats_your_name: _whats_your_name_pb2.WhatsYourNameState | None = ...,
         one_card: _one_card_pb2.OneCardState | None = ...,
         pig_mau_mau: _pig_mau_mau_pb2.PigMauMauState | None = ...,
@@ -86,7 +114,7 @@ class StoredGame(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "move_count", b"move_count", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_state: _TypeAlias = _typing.Literal["whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity"]  # noqa: Y015
     _WhichOneofArgType_state: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
@@ -102,8 +130,13 @@ class LoggedMove(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     MOVE_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that made the move."""
+    version: _builtins.int
+    """The game's version after the move; 0 in entries written before seats could be joined
+    (then every version was a move: the n-th entry is version n + 1).
+    """
     @_builtins.property
     def move(self) -> _game_service_pb2.Move:
         """The move as applied."""
@@ -113,10 +146,11 @@ class LoggedMove(_message.Message):
         *,
         seat: _builtins.int = ...,
         move: _game_service_pb2.Move | None = ...,
+        version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "seat", b"seat", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,71 @@
+"""Replaying a game's record (GetGameRecord) through the rule engines, offline.
+
+A record file is the protobuf JSON of `croupier.v1.GameRecord`, as `croupier-play
+--save-record FILE` writes it: `croupier-play --replay FILE` applies every move from the
+recorded setup and seed and checks that the game ends in the recorded result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from google.protobuf import json_format
+
+from croupier.render import describe_event
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.common_pb2 import GameResult
+from engines.core.errors import IllegalMove, MalformedMove
+from engines.registry import GAMES
+
+
+class ReplayMismatch(Exception):
+    """The record does not replay: a move the rules refuse, or another result."""
+
+
+def load_record(path: Path) -> pb.GameRecord:
+    return json_format.Parse(path.read_text(), pb.GameRecord())
+
+
+def save_record(record: pb.GameRecord, path: Path) -> None:
+    path.write_text(json_format.MessageToJson(record) + "\n")
+
+
+def replay(record: pb.GameRecord, out: TextIO | None = None) -> GameResult:
+    """Apply the record's moves to a new game of its setup; the result reached, checked
+    against the recorded one (ReplayMismatch otherwise). With `out`, print the transcript."""
+    game_type = record.setup.WhichOneof("options")
+    if game_type is None or game_type not in GAMES:
+        raise ReplayMismatch("the record names no game")
+    engine = GAMES[game_type]
+    setup = record.setup
+    state, _ = engine.new_game(getattr(setup, game_type), setup.seats, setup.seed)
+    names = list(setup.display_names) or [f"P{seat}" for seat in range(setup.seats)]
+    names = [name or f"P{seat}" for seat, name in enumerate(names)]
+    for number, recorded in enumerate(record.moves, start=1):
+        if engine.result(state) is not None:
+            raise ReplayMismatch(f"move {number}: the game was already over")
+        move = recorded.move
+        if move.WhichOneof("game") != game_type:
+            raise ReplayMismatch(f"move {number} is not a move of {game_type}")
+        try:
+            emitted = engine.apply(state, recorded.seat, getattr(move, game_type))
+        except (IllegalMove, MalformedMove) as error:
+            raise ReplayMismatch(f"move {number}: {error}") from None
+        if out is not None:
+            lines = []
+            for item in emitted:
+                if item.public is not None:
+                    event = pb.Event()
+                    getattr(event, game_type).CopyFrom(item.public)
+                    lines += describe_event(game_type, event, names)
+            text = "\n      ".join(lines) or "(nothing public)"
+            print(f"{number:4d}. {names[recorded.seat]}: {text}", file=out)
+    result = engine.result(state)
+    if result is None:
+        raise ReplayMismatch(f"after {len(record.moves)} moves the game is not over")
+    if result.SerializeToString(deterministic=True) != record.result.SerializeToString(
+        deterministic=True
+    ):
+        raise ReplayMismatch("the replay ends in another result than the recorded one")
+    return result
