@@ -358,6 +358,10 @@ def keyboard_move(page: Page) -> bool:
     if page.query_selector("[data-testid=move]:not([disabled])") is None:
         return False
     for _ in range(80):
+        # The table redraws when another seat moves: this seat's moves may be gone (its turn
+        # passed, or a move is on its way) before Tab reaches them; the caller tries again.
+        if page.query_selector("[data-testid=move]:not([disabled])") is None:
+            return False
         focused = page.evaluate("document.activeElement?.dataset?.testid ?? ''")
         if focused == "move":
             page.keyboard.press("Enter")
