@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 from service.config import parse
@@ -30,3 +31,41 @@ def test_readme_settings_exist() -> None:
             parse([flag])
             continue
         parse([flag, value] if flag not in ("--redis-url", "--operator-key") else [flag, "x"])
+
+
+# Built from parts so that this file does not match itself.
+OUTSIDE_REFERENCES = re.compile(
+    r"\.\./" + "shared|" + r"\bshared" + r"/(?:rules|seeds)\b|\bST" + r"YLE\b"
+)
+
+
+def tracked_files() -> list[Path]:
+    """The repository's files: git's list in a checkout, else every file but the installed
+    and generated trees."""
+    try:
+        listing = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+        ).stdout.decode()
+        return [ROOT / name for name in listing.split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        skipped = {".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache"}
+        return [
+            path
+            for path in ROOT.rglob("*")
+            if path.is_file() and not skipped & set(path.relative_to(ROOT).parts)
+        ]
+
+
+def test_nothing_refers_to_a_path_outside_the_repository() -> None:
+    """The repository stands alone: the rules are docs/games/, not a folder next to it, and no
+    file cites a style guide it does not contain."""
+    found = []
+    for path in tracked_files():
+        try:
+            text = path.read_text()
+        except (UnicodeDecodeError, FileNotFoundError):
+            continue  # binary, or deleted in the work tree
+        for number, line in enumerate(text.splitlines(), 1):
+            if OUTSIDE_REFERENCES.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "references outside the repository:\n" + "\n".join(found)

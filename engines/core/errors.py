@@ -7,6 +7,19 @@ service answers INVALID_ARGUMENT); `IllegalMove` is a well-formed move the rules
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+
+class Violation(NamedTuple):
+    """Why a well-formed move is refused: the rule it breaks and a message safe to show to the
+    seat that tried it (it reveals nothing hidden, C-4). A game's one legality check returns it
+    (or None); `legal_moves` keeps the moves without one and `apply` raises it as IllegalMove. A
+    NamedTuple because the checks build many of them (Trinity's look-ahead, TR-3.4) and tuples
+    are cheap."""
+
+    rule_id: str
+    message: str
+
 
 class EngineError(Exception):
     """Base of the engine's refusals."""

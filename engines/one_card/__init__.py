@@ -1,4 +1,4 @@
-"""Tobot One Card (`one_card`), 2-10 players; spec: shared/rules/one_card.md.
+"""Tobot One Card (`one_card`), 2-10 players; rules: docs/games/one_card.md.
 
 Rules in brief. 108 cards by default (OC-1; the composition is an option): numbers 1..9 in
 four colours, coloured +2 and +3 attacks, Jumps and U-turns, colourless Rainbows and Quatrans.

@@ -15,7 +15,7 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from croupier.v1.one_card_pb2 import OneCardMove, OneCardState
-from engines.core.errors import MalformedMove
+from engines.core.errors import MalformedMove, Violation
 from engines.core.seats import step as seat_step
 from engines.one_card import cards as c
 
@@ -40,12 +40,6 @@ class Act(NamedTuple):
     color: int = 0
     call: bool = False
     target: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    rule_id: str
-    message: str
 
 
 DRAW_ACT = Act(DRAW)

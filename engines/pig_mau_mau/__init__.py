@@ -1,4 +1,4 @@
-"""Pig Mau Mau (`pig_mau_mau`, 2-5 players, four races); spec: ../shared/rules/pig_mau_mau.md.
+"""Pig Mau Mau (`pig_mau_mau`, 2-5 players, four races); rules: docs/games/pig_mau_mau.md.
 
 Mau Mau with a pig race on the side. Each race: pigs on START, 39 cards shuffled, 5 dealt to
 each, one turned up (no action). On a turn a player plays a card matching the top by colour,

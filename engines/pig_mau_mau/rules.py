@@ -1,5 +1,5 @@
 """Which moves are legal: one check that `legal_moves` filters candidates with and `apply` raises
-with (STYLE), plus the form check that tells a malformed move apart. `violation` checks one
+with, plus the form check that tells a malformed move apart. `violation` checks one
 move; the phase checks it ends in (`play_violation`, `step_violation`, `bet_violation`) take
 the facts they need (hand, playable cards, pigs, own bet) and the move's fields as plain values,
 so that `legal_moves` reads those facts from the state once for all its candidates.

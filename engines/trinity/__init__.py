@@ -1,5 +1,5 @@
-"""Trinity (삼위일체, `trinity`): a cooperative game for exactly 3 players (spec:
-../shared/rules/trinity.md).
+"""Trinity (삼위일체, `trinity`): a cooperative game for exactly 3 players (rules:
+docs/games/trinity.md).
 
 54 cards (52 + colour joker + black-and-white joker). Each player owns a row of four slots
 (J, Q, K; option `rows`); together they must fill the J row with the four Jacks, the Q row with

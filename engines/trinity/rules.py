@@ -1,4 +1,4 @@
-"""Which moves are legal now: the one statement of Trinity's rules (STYLE: `_violation`).
+"""Which moves are legal now: the one statement of Trinity's rules (`violation`).
 
 `violation(state, seat, move)` names the rule a move breaks, or returns None; `legal_moves`
 filters the candidates with the same check and `apply` raises with it. Whether a Use may start
@@ -13,7 +13,6 @@ moves builds only the messages that pass.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from croupier.v1.trinity_pb2 import (
     TRINITY_ACTION_UNSPECIFIED,
@@ -24,7 +23,7 @@ from croupier.v1.trinity_pb2 import (
     TrinityState,
     TrinityStep,
 )
-from engines.core.errors import MalformedMove
+from engines.core.errors import MalformedMove, Violation
 from engines.core.seats import left, right
 from engines.trinity.board import ROWS, SLOTS, leftmost, rightmost
 from engines.trinity.cards import (
@@ -81,14 +80,6 @@ _REVEAL_STEPS = (ACTION, SUIT_EFFECT)
 # A move as its kind and numbers: a card (card kinds), a slot 1..4 (target_slot), or own slot,
 # other row 1..3 and other slot (swap); unused numbers are 0.
 Choice = tuple[str, int, int, int]
-
-
-class Violation(NamedTuple):
-    """The rule a move breaks and why (safe to show to the seat that tried it). A NamedTuple:
-    the look-ahead of TR-3.4 builds many of them, and tuples are cheap."""
-
-    rule_id: str
-    message: str
 
 
 # --- seats and rows --------------------------------------------------------------------------

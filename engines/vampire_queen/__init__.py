@@ -1,5 +1,5 @@
 """Vampire Queen (`vampire_queen`, 3-12 players): a climbing game over several rounds; the
-lowest total penalty wins. Spec: shared/rules/vampire_queen.md.
+lowest total penalty wins. Rules: docs/games/vampire_queen.md.
 
 110 cards (VQ-1): vampires 1..13 (eight each), four Queens (jokers: rank 14 alone or with
 other Queens, else the rank they join), Hunter 15 and Hunter 20 (their holders are public).

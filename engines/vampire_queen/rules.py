@@ -1,6 +1,6 @@
 """The one legality check of Vampire Queen, and the candidate moves it filters.
 
-`violation()` is the single statement of what may be played (STYLE: one predicate, two uses):
+`violation()` is the single statement of what may be played (one predicate, two uses):
 `apply` raises with it, `legal_moves` filters candidates with it. Candidates are only narrowed
 by how many cards a play must have, for speed; every rule is decided by the check.
 
@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenState
-from engines.core.errors import MalformedMove
+from engines.core.errors import MalformedMove, Violation
 from engines.vampire_queen.cards import (
     CARD_CODES,
     CODE_LIMIT,
@@ -30,14 +30,6 @@ from engines.vampire_queen.cards import (
     is_hunter,
     play_rank,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    """Why a move is refused: the rule id and a message that reveals nothing hidden."""
-
-    rule_id: str
-    message: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """What's Your Name? (이름이 뭐에요?), game id `whats_your_name`, 2-6 players.
 
-Spec: shared/rules/whats_your_name.md (rule ids WN-x.y). In short:
+Rules: docs/games/whats_your_name.md (rule ids WN-x.y). In short:
 - Setup (WN-2): each player shuffles a colour set of 13 cards (ranks 1..13) into a pile and
   reveals its top card onto the stage (a 13 is shuffled back). The lowest stage card takes the
   priority card for the whole game (ties: youngest by option `youngest_seat`, else by lot).

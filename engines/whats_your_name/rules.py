@@ -9,8 +9,6 @@ Drafting (WN-3.3, WN-3.7) is one seat at a time. The mirror (WN-7.2) may be used
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_DRAFT,
     WHATS_YOUR_NAME_PHASE_FINAL,
@@ -20,15 +18,10 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameMove,
     WhatsYourNameState,
 )
-from engines.core.errors import MalformedMove
+from engines.core.errors import MalformedMove, Violation
 from engines.whats_your_name.cards import RANKS, THIRTEEN, code
 
 Move = WhatsYourNameMove
-
-
-class Violation(NamedTuple):
-    rule_id: str
-    message: str
 
 
 def parse(move: WhatsYourNameMove) -> tuple[str, int]:

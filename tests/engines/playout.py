@@ -1,4 +1,4 @@
-"""The generic random playout every engine must survive (STYLE: one test over all games).
+"""The generic random playout every engine must survive (one test over all games).
 
 At every step it checks that only the active seats have moves, that a listed move applies, that
 a move by a seat that may not act is refused with the state's bytes unchanged, that the state
@@ -15,13 +15,9 @@ import pytest
 
 from engines.core.errors import IllegalMove, MalformedMove
 from engines.registry import AnyEngine
+from tests.engines.helpers import encode
 
 MAX_MOVES = 20_000
-
-
-def encode(state: Any) -> bytes:
-    data: bytes = state.SerializeToString(deterministic=True)
-    return data
 
 
 def play_randomly(

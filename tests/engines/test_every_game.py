@@ -1,4 +1,4 @@
-"""Random legal play to the end, for every registered game (STYLE: the generic test)."""
+"""Random legal play to the end, for every registered game (the generic test)."""
 
 from __future__ import annotations
 

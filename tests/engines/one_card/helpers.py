@@ -7,9 +7,6 @@ Jump), RU (red U-turn), W (Rainbow), Q (Quatran). Colours: R, Y, G, B.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import pytest
 
 from croupier.v1.one_card_pb2 import (
     OneCardCard,
@@ -22,6 +19,7 @@ from engines.core.engine import Emitted
 from engines.core.errors import IllegalMove
 from engines.one_card import ENGINE
 from engines.one_card import cards as c
+from tests.engines import helpers as shared
 
 COLOR = {"R": c.RED, "Y": c.YELLOW, "G": c.GREEN, "B": c.BLUE}
 
@@ -114,37 +112,6 @@ def top(state: OneCardState) -> str:
     return c.short_name(state.discard_pile[-1])
 
 
-def encode(state: Any) -> bytes:
-    data: bytes = state.SerializeToString(deterministic=True)
-    return data
-
-
 def refused(state: OneCardState, seat: int, move: OneCardMove, rule_id: str) -> IllegalMove:
     """Assert the move is refused citing `rule_id`, changes nothing and is not listed."""
-    before = encode(state)
-    with pytest.raises(IllegalMove) as info:
-        ENGINE.apply(state, seat, move)
-    assert info.value.rule_id == rule_id, info.value
-    assert encode(state) == before
-    assert move not in ENGINE.legal_moves(state, seat)
-    return info.value
-
-
-def kinds(events: Events, seat: int | None = None) -> list[str]:
-    """The event kinds as `seat` receives them."""
-    out: list[str] = []
-    for emitted in events:
-        event = emitted.for_seat(seat)
-        if event is not None:
-            out.append(event.WhichOneof("kind") or "")
-    return out
-
-
-def of_kind(events: Events, kind: str, seat: int | None = None) -> list[Any]:
-    """The payloads of the events of one kind, as `seat` receives them."""
-    out = []
-    for emitted in events:
-        event = emitted.for_seat(seat)
-        if event is not None and event.WhichOneof("kind") == kind:
-            out.append(getattr(event, kind))
-    return out
+    return shared.refused(ENGINE, state, seat, move, rule_id)

@@ -7,8 +7,12 @@ import pytest
 from croupier.v1.one_card_pb2 import OneCardMove, OneCardOptions
 from engines.core.errors import InvalidOptions
 from engines.one_card import ENGINE, rules
+from tests.engines.helpers import kinds, of_kind
 
-from .helpers import kinds, of_kind, play, position
+from .helpers import (
+    play,
+    position,
+)
 
 
 def test_oc_6_1_last_card_wins_at_once() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from croupier.v1.one_card_pb2 import OneCardEvent
 from engines.one_card import ENGINE
+from tests.engines.helpers import kinds, of_kind
 
 from .helpers import (
     CALL,
@@ -11,8 +12,6 @@ from .helpers import (
     catch_move,
     draw,
     hand,
-    kinds,
-    of_kind,
     play,
     play_move,
     position,

@@ -20,9 +20,8 @@ from croupier.v1.one_card_pb2 import (
 from engines.core.engine import Emitted
 from engines.one_card import ENGINE
 from engines.one_card import cards as c
+from tests.engines.helpers import encode
 from tests.engines.playout import MAX_MOVES, play_randomly
-
-from .helpers import encode
 
 Event = OneCardEvent
 

@@ -6,8 +6,9 @@ import random
 
 from croupier.render import one_card as render
 from croupier.v1.game_service_pb2 import GameView
-from croupier.v1.one_card_pb2 import OneCardColor, OneCardEvent, OneCardOptions, OneCardState
+from croupier.v1.one_card_pb2 import OneCardColor, OneCardEvent, OneCardOptions
 from engines.one_card import ENGINE
+from tests.engines.helpers import seat_view
 
 from .helpers import CALL, DRAW, card, catch_move, play, play_move, position
 
@@ -133,12 +134,6 @@ def test_describe_table() -> None:
     assert "not called" not in (render.describe_table(view) or "")
 
 
-def seat_view(state: OneCardState, seat: int) -> GameView:
-    view = GameView(game_type="one_card", display_names=NAMES, viewer_seat=seat)
-    view.one_card.CopyFrom(ENGINE.view(state, seat))
-    return view
-
-
 def test_moves_read_as_one_line_each() -> None:
     """The terminal table's list of moves: cards, a named colour, the call, draw, catch."""
     assert render.describe_move(play_move("R5"), NAMES) == "play red 5"
@@ -154,13 +149,13 @@ def test_moves_read_as_one_line_each() -> None:
 
 def test_seat_shows_the_hand_the_attack_and_the_catch() -> None:
     state = position(["R1 Y1", "R3 B+2", "R5 G6"], "R+2", under="B2", attack=2, current=1)
-    text = render.describe_seat(seat_view(state, 1))
+    text = render.describe_seat(seat_view(ENGINE, state, 1, NAMES))
     assert "You face an attack of +2: defend with an attack card, or draw 2 cards" in text
     assert text.endswith("Your hand: red 3, blue +2")
     state = position(["R1 Y1", "R3 G4", "R5 G6"], "R9", draw="B1 B2")
     play(state, 0, "R1")
-    assert "call before a catch" in render.describe_seat(seat_view(state, 0))
-    assert "Ann has one card" in render.describe_seat(seat_view(state, 2))
+    assert "call before a catch" in render.describe_seat(seat_view(ENGINE, state, 0, NAMES))
+    assert "Ann has one card" in render.describe_seat(seat_view(ENGINE, state, 2, NAMES))
 
 
 def test_every_legal_move_has_its_own_line() -> None:
@@ -177,6 +172,6 @@ def test_every_legal_move_has_its_own_line() -> None:
                 lines = [render.describe_move(m, NAMES) for m in moves]
                 assert len(set(lines)) == len(lines), lines
                 assert all(line and "?" not in line for line in lines), lines
-                assert "Your hand: " in render.describe_seat(seat_view(state, seat))
+                assert "Your hand: " in render.describe_seat(seat_view(ENGINE, state, seat, NAMES))
             seat = chooser.choice(active)
             ENGINE.apply(state, seat, chooser.choice(ENGINE.legal_moves(state, seat)))

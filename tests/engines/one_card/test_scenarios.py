@@ -6,8 +6,16 @@ from __future__ import annotations
 from croupier.render import one_card as render
 from croupier.v1.one_card_pb2 import OneCardEvent
 from engines.one_card import ENGINE
+from tests.engines.helpers import kinds, of_kind
 
-from .helpers import catch_move, hand, kinds, of_kind, play, play_move, position, refused
+from .helpers import (
+    catch_move,
+    hand,
+    play,
+    play_move,
+    position,
+    refused,
+)
 
 Event = OneCardEvent
 NAMES = ["Ann", "Ben", "Cat", "Dan"]

@@ -16,8 +16,11 @@ from croupier.v1.one_card_pb2 import (
 from engines.core.errors import InvalidOptions, MalformedMove
 from engines.one_card import ENGINE
 from engines.one_card import cards as c
+from tests.engines.helpers import kinds, of_kind
 
-from .helpers import kinds, of_kind, raw_card
+from .helpers import (
+    raw_card,
+)
 
 
 def all_cards(state: OneCardState) -> Counter[int]:

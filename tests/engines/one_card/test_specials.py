@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from croupier.v1.one_card_pb2 import OneCardEvent
 from engines.one_card import ENGINE
+from tests.engines.helpers import of_kind
 
 from .helpers import (
     DRAW,
     draw,
     hand,
-    of_kind,
     play,
     play_move,
     position,

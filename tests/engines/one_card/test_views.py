@@ -9,8 +9,18 @@ from croupier.v1.one_card_pb2 import OneCardMove, OneCardOptions
 from engines.core.errors import MalformedMove
 from engines.one_card import ENGINE
 from engines.one_card import cards as c
+from tests.engines.helpers import encode
 
-from .helpers import CALL, DRAW, catch_move, encode, play, play_move, position, raw_card, refused
+from .helpers import (
+    CALL,
+    DRAW,
+    catch_move,
+    play,
+    play_move,
+    position,
+    raw_card,
+    refused,
+)
 
 
 def test_oc_7_seat_view() -> None:

@@ -25,6 +25,8 @@ from engines.pig_mau_mau.cards import (
     skip_card,
     tired_pig_card,
 )
+from tests.engines.helpers import encode as encode
+from tests.engines.helpers import kinds as kinds
 
 PINK, BROWN, BLACK, BEIGE = 0, 1, 2, 3
 FARMER_A, FARMER_B, FARMER_C = FARMERS
@@ -136,21 +138,6 @@ def position(
     for index, points in enumerate(scores, 1):
         state.race_scores.add(race=index, points=points)
     return state
-
-
-def encode(state: PigMauMauState) -> bytes:
-    data: bytes = state.SerializeToString(deterministic=True)
-    return data
-
-
-def kinds(events: Events, seat: int | None = None) -> list[str]:
-    """The event kinds as `seat` receives them."""
-    out: list[str] = []
-    for emitted in events:
-        event = emitted.for_seat(seat)
-        if event is not None:
-            out.append(event.WhichOneof("kind") or "")
-    return out
 
 
 def first(events: Events, kind: str, seat: int | None = None) -> PigMauMauEvent:

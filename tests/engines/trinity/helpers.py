@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-import pytest
-
 from croupier.v1.trinity_pb2 import (
     TRINITY_STEP_ACTION,
     TrinityEvent,
@@ -24,6 +22,7 @@ from engines.core.errors import IllegalMove
 from engines.trinity import ENGINE
 from engines.trinity.cards import ALL_CARDS, name, parse
 from engines.trinity.engine import j_seat_of
+from tests.engines import helpers as shared
 
 ROW_INDEX = {"J": 0, "Q": 1, "K": 2}
 Move = TrinityMove
@@ -87,11 +86,6 @@ def hand(state: TrinityState, seat: int) -> list[str]:
     return [name(code) for code in state.hands[seat].cards]
 
 
-def encode(state: TrinityState) -> bytes:
-    data: bytes = state.SerializeToString(deterministic=True)
-    return data
-
-
 # --- moves -----------------------------------------------------------------------------------
 
 
@@ -148,19 +142,7 @@ def play(state: TrinityState, seat: int, *moves: TrinityMove) -> list[Emitted[Tr
 
 def refused(state: TrinityState, seat: int, move: TrinityMove, rule_id: str) -> IllegalMove:
     """The move is refused naming `rule_id`, it is not listed, and the state is unchanged."""
-    before = encode(state)
-    assert move not in ENGINE.legal_moves(state, seat)
-    with pytest.raises(IllegalMove) as caught:
-        ENGINE.apply(state, seat, move)
-    assert caught.value.rule_id == rule_id, caught.value
-    assert encode(state) == before
-    return caught.value
-
-
-def kinds(events: Sequence[Emitted[TrinityEvent]], seat: int | None = None) -> list[str]:
-    """The kinds of the events as `seat` sees them."""
-    seen = (e.for_seat(seat) for e in events)
-    return [e.WhichOneof("kind") or "" for e in seen if e is not None]
+    return shared.refused(ENGINE, state, seat, move, rule_id)
 
 
 def all_cards(state: TrinityState) -> list[int]:

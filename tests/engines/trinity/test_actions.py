@@ -13,12 +13,12 @@ from croupier.v1.trinity_pb2 import (
 from engines.core.errors import MalformedMove
 from engines.trinity import ENGINE
 from engines.trinity.cards import name
+from tests.engines.helpers import kinds
 from tests.engines.trinity.helpers import (
     c,
     discard,
     discard_two,
     hand,
-    kinds,
     place,
     play,
     position,

@@ -16,12 +16,12 @@ from croupier.v1.trinity_pb2 import (
     TrinityState,
 )
 from engines.trinity import ENGINE
+from tests.engines.helpers import kinds
 from tests.engines.trinity.helpers import (
     all_cards,
     discard,
     discard_two,
     give,
-    kinds,
     place,
     play,
     position,

@@ -30,8 +30,11 @@ from engines.core.engine import Emitted
 from engines.trinity import ENGINE
 from engines.trinity.cards import ACE, SPADES, TEN, rank_of, suit_of
 from engines.trinity.rules import row_of_seat
+from tests.engines.helpers import encode
 from tests.engines.playout import play_randomly
-from tests.engines.trinity.helpers import all_cards, encode
+from tests.engines.trinity.helpers import (
+    all_cards,
+)
 
 J, Q, K = TRINITY_ROW_J, TRINITY_ROW_Q, TRINITY_ROW_K
 ROWS_CHOICES = [[], [J, Q, K], [K, J, Q], [Q, K, J]]

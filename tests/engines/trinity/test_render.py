@@ -8,6 +8,7 @@ from croupier.render import trinity as render
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.trinity_pb2 import TRINITY_ROW_K, TrinityEvent, TrinityOptions, TrinityState
 from engines.trinity import ENGINE
+from tests.engines.helpers import seat_view
 from tests.engines.trinity.helpers import (
     c,
     discard,
@@ -90,12 +91,6 @@ def test_events_are_readable() -> None:
     ]
 
 
-def seat_view(state: TrinityState, seat: int) -> GameView:
-    view = GameView(game_type="trinity", seats=3, display_names=NAMES, viewer_seat=seat)
-    view.trinity.CopyFrom(ENGINE.view(state, seat))
-    return view
-
-
 def test_moves_read_as_one_line_each() -> None:
     """The terminal table's list of moves: each step of an action, with what a used card does."""
     names = NAMES
@@ -123,13 +118,13 @@ def test_seat_shows_the_board_mid_action_and_the_hand() -> None:
     state = position(
         hands=[["J♦", "2♣", "3♣", "4♣"], ["6♣", "7♣"], ["8♣", "9♣"]], board={"J1": "9♥"}
     )
-    text = render.describe_seat(seat_view(state, 0))
+    text = render.describe_seat(seat_view(ENGINE, state, 0, NAMES))
     assert "Ann chooses an action" in text
     assert "Your row: J" in text
     assert text.endswith("Your hand: J♦, 2♣, 3♣, 4♣")
     assert " J  9♥" not in text  # the table shows the board between actions
     play(state, 0, place("J♦"))
-    text = render.describe_seat(seat_view(state, 0))
+    text = render.describe_seat(seat_view(ENGINE, state, 0, NAMES))
     assert " J  J♦" in text  # mid-action, the board comes with the seat's part
     assert "Ann discards one more hand card to end the action" in text
 
@@ -146,6 +141,6 @@ def test_every_legal_move_has_its_own_line() -> None:
                 lines = [render.describe_move(m, NAMES) for m in moves]
                 assert len(set(lines)) == len(lines), lines
                 assert all(line and "?" not in line for line in lines), lines
-                assert "Your hand: " in render.describe_seat(seat_view(state, seat))
+                assert "Your hand: " in render.describe_seat(seat_view(ENGINE, state, seat, NAMES))
             seat = chooser.choice(active)
             ENGINE.apply(state, seat, chooser.choice(ENGINE.legal_moves(state, seat)))

@@ -16,7 +16,10 @@ from engines.core.errors import InvalidOptions
 from engines.registry import GAMES
 from engines.trinity import ENGINE
 from engines.trinity.cards import BW_JOKER, COLOUR_JOKER, name
-from tests.engines.trinity.helpers import all_cards, kinds
+from tests.engines.helpers import kinds
+from tests.engines.trinity.helpers import (
+    all_cards,
+)
 
 J, Q, K = TRINITY_ROW_J, TRINITY_ROW_Q, TRINITY_ROW_K
 Rows = list[TrinityRow.ValueType]

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pytest
-
 from croupier.v1.vampire_queen_pb2 import (
     VampireQueenEvent,
     VampireQueenMove,
@@ -17,9 +15,10 @@ from croupier.v1.vampire_queen_pb2 import (
 )
 from engines.core import rng
 from engines.core.engine import Emitted
-from engines.core.errors import IllegalMove
 from engines.vampire_queen import ENGINE
 from engines.vampire_queen.cards import full_deck, typed
+from tests.engines import helpers as shared
+from tests.engines.helpers import events_of
 
 Q = 14
 H15 = 15
@@ -83,37 +82,15 @@ def pass_(state: VampireQueenState, seat: int) -> Events:
     return ENGINE.apply(state, seat, pass_move())
 
 
-def encode(state: VampireQueenState) -> bytes:
-    return state.SerializeToString(deterministic=True)
-
-
 def refused(state: VampireQueenState, seat: int, move: VampireQueenMove, rule_id: str) -> str:
-    """Assert that `move` is refused under `rule_id`, changes nothing and is not listed."""
-    before = encode(state)
-    with pytest.raises(IllegalMove) as caught:
-        ENGINE.apply(state, seat, move)
-    assert caught.value.rule_id == rule_id, caught.value
-    assert encode(state) == before
-    assert move not in ENGINE.legal_moves(state, seat)
-    return caught.value.message
-
-
-def kinds(events: Events, seat: int | None = None) -> list[str]:
-    """The variant names of the events as `seat` receives them."""
-    names: list[str] = []
-    for emitted in events:
-        event = emitted.for_seat(seat)
-        if event is not None:
-            names.append(event.WhichOneof("kind") or "")
-    return names
+    """Assert that `move` is refused under `rule_id`, changes nothing and is not listed; the
+    refusal's message."""
+    return shared.refused(ENGINE, state, seat, move, rule_id).message
 
 
 def public(events: Events, kind: str) -> list[VampireQueenEvent]:
-    found = []
-    for emitted in events:
-        if emitted.public is not None and emitted.public.WhichOneof("kind") == kind:
-            found.append(emitted.public)
-    return found
+    """The events of one kind as a spectator receives them."""
+    return events_of(events, kind)
 
 
 def hand(state: VampireQueenState, seat: int) -> list[int]:

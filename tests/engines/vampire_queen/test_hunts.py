@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from engines.vampire_queen import ENGINE
+from tests.engines.helpers import kinds
 from tests.engines.vampire_queen.helpers import (
     H15,
     H20,
     Q,
     can_pass,
     hand,
-    kinds,
     pass_,
     pass_move,
     play,

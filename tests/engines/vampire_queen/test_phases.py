@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from engines.vampire_queen import ENGINE
+from tests.engines.helpers import kinds
 from tests.engines.vampire_queen.helpers import (
     H15,
     H20,
     Q,
     can_pass,
     hand,
-    kinds,
     pass_,
     pass_move,
     play,
@@ -19,6 +19,28 @@ from tests.engines.vampire_queen.helpers import (
     public,
     refused,
 )
+
+
+def test_vq_3_one_action_each_clockwise_from_the_leader() -> None:
+    """VQ-3 A round is a sequence of phases; in a phase every player acts exactly once, starting
+    with the leader and going clockwise (a pass is an action), and only the seat whose turn it
+    is may act."""
+    state = position([[7, 11], [9, 12], [4, 5], [8, 13]], leader=2)
+    order = []
+    for move in ([4], [8], [], [9]):
+        active = ENGINE.active_seats(state)
+        assert active == [state.turn]
+        order.append(state.turn)
+        for other in set(range(4)) - set(active):
+            refused(state, other, play_move(*move) if move else pass_move(), "C-5")
+        if move:
+            play(state, state.turn, *move)
+        else:
+            pass_(state, state.turn)
+    assert order == [2, 3, 0, 1]
+    # Four actions, one per seat: the phase is over and the next one starts (VQ-3.4).
+    assert not state.phase.plays
+    assert state.phase.leader == 1 and state.turn == 1
 
 
 def test_vq_3_1_leader_must_play() -> None:

@@ -19,8 +19,11 @@ from croupier.v1.vampire_queen_pb2 import (
 from engines.core.engine import Setup
 from engines.vampire_queen import ENGINE
 from engines.vampire_queen.cards import HUNTERS, full_deck
+from tests.engines.helpers import encode
 from tests.engines.playout import play_randomly
-from tests.engines.vampire_queen.helpers import Events, encode
+from tests.engines.vampire_queen.helpers import (
+    Events,
+)
 
 FULL_DECK = Counter(full_deck())
 MAX_STATE_BYTES = 2048

@@ -11,9 +11,10 @@ from croupier.render.vampire_queen import (
     describe_table,
 )
 from croupier.v1.game_service_pb2 import GameView
-from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions, VampireQueenState
+from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions
 from engines.vampire_queen import ENGINE
 from engines.vampire_queen.cards import typed
+from tests.engines.helpers import seat_view
 from tests.engines.vampire_queen.helpers import H20, Events, Q, pass_, play, position
 
 NAMES = ["Oseop", "Anseok", "Jihun", "Yeongju", "Jeonghui"]
@@ -79,12 +80,6 @@ def test_phase_and_table_lines() -> None:
     assert "Oseop 1" in table
 
 
-def seat_view(state: VampireQueenState, seat: int) -> GameView:
-    view = GameView(game_type="vampire_queen", display_names=NAMES, viewer_seat=seat)
-    view.vampire_queen.CopyFrom(ENGINE.view(state, seat))
-    return view
-
-
 def test_moves_read_as_one_line_each() -> None:
     """The terminal table's list of moves: the cards, what they count as, a hunt, a pass."""
     move = VampireQueenMove
@@ -103,14 +98,14 @@ def test_moves_read_as_one_line_each() -> None:
 def test_seat_shows_the_hand_and_what_to_beat() -> None:
     state = position([[6, 6, 6, 2], [10, 10, 10, 4], [1, 7], [11, 11, 11, 8], [12, 13]])
     play(state, 0, 6, 6, 6)
-    text = describe_seat(seat_view(state, 1))
+    text = describe_seat(seat_view(ENGINE, state, 1, NAMES))
     assert "Phase led by Oseop: Oseop 6 6 6" in text
     assert "to beat: three 6s; play three cards of a higher rank, or pass" in text
     assert "Cards in hand: Oseop 1, Anseok 4" in text
     assert text.endswith("Your hand: 4 10 10 10")
     hunt = position([[H20, 5], [2, 7], [1, 9]])
     play(hunt, 0, H20)
-    text = describe_seat(seat_view(hunt, 1))
+    text = describe_seat(seat_view(ENGINE, hunt, 1, NAMES))
     assert "HUNT led by Oseop: Oseop Hunter 20" in text
     assert "everyone plays one card" in text
 
@@ -126,5 +121,5 @@ def test_every_legal_move_has_its_own_line() -> None:
             lines = [describe_move(m, NAMES) for m in moves]
             assert len(set(lines)) == len(lines), lines
             assert all(line and "?" not in line for line in lines), lines
-            assert "Your hand: " in describe_seat(seat_view(state, seat))
+            assert "Your hand: " in describe_seat(seat_view(ENGINE, state, seat, NAMES))
             ENGINE.apply(state, seat, chooser.choice(moves))

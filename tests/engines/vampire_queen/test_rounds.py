@@ -6,12 +6,12 @@ from collections import Counter
 
 from engines.vampire_queen import ENGINE
 from engines.vampire_queen.cards import full_deck
+from tests.engines.helpers import kinds
 from tests.engines.vampire_queen.helpers import (
     H15,
     H20,
     Q,
     hand,
-    kinds,
     pass_,
     play,
     play_move,

@@ -7,11 +7,11 @@ import pytest
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions
 from engines.core.errors import MalformedMove
 from engines.vampire_queen import ENGINE
+from tests.engines.helpers import encode
 from tests.engines.vampire_queen.helpers import (
     H15,
     H20,
     Q,
-    encode,
     hand,
     pass_,
     play,

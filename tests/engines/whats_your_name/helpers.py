@@ -7,7 +7,6 @@ set (a pile's top card last).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_PLAY,
@@ -18,9 +17,9 @@ from croupier.v1.whats_your_name_pb2 import (
 )
 from engines.core import rng
 from engines.core.engine import Emitted
-from engines.core.errors import IllegalMove
 from engines.whats_your_name import ENGINE
 from engines.whats_your_name.cards import table_size
+from tests.engines import helpers as shared
 
 Move = WhatsYourNameMove
 Out = list[Emitted[WhatsYourNameEvent]]
@@ -81,14 +80,7 @@ def build(
 def refused(state: WhatsYourNameState, seat: int, move: WhatsYourNameMove) -> str:
     """Apply a move that must be refused; return its rule id after checking that the state's
     bytes did not change and that legal_moves does not list it."""
-    before = encode(state)
-    assert move not in ENGINE.legal_moves(state, seat)
-    try:
-        ENGINE.apply(state, seat, move)
-    except IllegalMove as error:
-        assert encode(state) == before, "a refused move changed the state"
-        return error.rule_id
-    raise AssertionError("the move was accepted")
+    return shared.refused(ENGINE, state, seat, move).rule_id
 
 
 def all_cards(state: WhatsYourNameState) -> list[int]:
@@ -127,23 +119,5 @@ def apply_all(state: WhatsYourNameState, moves: Iterable[tuple[int, WhatsYourNam
     return out
 
 
-def public(out: Out) -> list[WhatsYourNameEvent]:
-    """The events as a spectator sees them."""
-    return [e.public for e in out if e.public is not None]
-
-
-def kinds(out: Out) -> list[str]:
-    return [e.WhichOneof("kind") or "" for e in public(out)]
-
-
-def of_kind(out: Out, kind: str) -> list[Any]:
-    """The public payloads of one event kind."""
-    return [getattr(e, kind) for e in public(out) if e.WhichOneof("kind") == kind]
-
-
 def ranks(codes: Iterable[int]) -> list[int]:
     return [code % 13 + 1 for code in codes]
-
-
-def encode(state: WhatsYourNameState) -> bytes:
-    return state.SerializeToString(deterministic=True)

@@ -15,15 +15,13 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameState,
 )
 from engines.whats_your_name import ENGINE
+from tests.engines.helpers import encode, kinds, of_kind
 from tests.engines.whats_your_name.helpers import (
     apply_all,
     build,
     c,
-    encode,
     hide,
-    kinds,
     mirror,
-    of_kind,
     play,
     ranks,
     refused,

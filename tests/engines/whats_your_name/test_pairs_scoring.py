@@ -11,7 +11,15 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameState,
 )
 from engines.whats_your_name import ENGINE
-from tests.engines.whats_your_name.helpers import apply_all, build, c, of_kind, play, ranks, take
+from tests.engines.helpers import of_kind
+from tests.engines.whats_your_name.helpers import (
+    apply_all,
+    build,
+    c,
+    play,
+    ranks,
+    take,
+)
 
 Options = WhatsYourNameOptions
 

@@ -24,8 +24,11 @@ from croupier.v1.whats_your_name_pb2 import (
 from engines.core.engine import Emitted
 from engines.whats_your_name import ENGINE
 from engines.whats_your_name.cards import table_size
+from tests.engines.helpers import encode
 from tests.engines.playout import play_randomly
-from tests.engines.whats_your_name.helpers import all_cards, encode
+from tests.engines.whats_your_name.helpers import (
+    all_cards,
+)
 
 Options = WhatsYourNameOptions
 OPTION_SETS = [

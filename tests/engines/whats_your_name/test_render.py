@@ -10,9 +10,9 @@ from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameEvent,
     WhatsYourNameOptions,
-    WhatsYourNameState,
 )
 from engines.whats_your_name import ENGINE
+from tests.engines.helpers import seat_view
 from tests.engines.whats_your_name.helpers import build, c, hide, mirror, play, take
 
 Options = WhatsYourNameOptions
@@ -110,15 +110,6 @@ def test_describe_event_of_private_versions() -> None:
     assert render.describe_event(public, NAMES[:3]) == ["Cid draws 3 card(s) (9 left in pile)."]
 
 
-def seat_view(state: WhatsYourNameState, seat: int) -> GameView:
-    seats = state.seats
-    view = GameView(
-        game_type="whats_your_name", seats=seats, display_names=NAMES[:seats], viewer_seat=seat
-    )
-    view.whats_your_name.CopyFrom(ENGINE.view(state, seat))
-    return view
-
-
 def test_moves_read_as_one_line_each() -> None:
     names = NAMES[:3]
     assert render.describe_move(play(7), names) == "play 7"
@@ -137,13 +128,13 @@ def test_seat_shows_the_hand_the_hidden_card_and_the_drafting() -> None:
         acquired=[[c(12, 0)], [], []],
         hidden={0: 6},
     )
-    text = render.describe_seat(seat_view(state, 0))
+    text = render.describe_seat(seat_view(ENGINE, state, 0, NAMES))
     assert "everyone secretly plays a card (waiting for: Ann, Bob, Cid)" in text
     assert "Your hand: 2 5 9" in text
     assert "Your hidden card: 6" in text
     assert "Your acquired cards: 12 (total 12;" in text
     ENGINE.apply(state, 0, play(2))
-    text = render.describe_seat(seat_view(state, 0))
+    text = render.describe_seat(seat_view(ENGINE, state, 0, NAMES))
     assert "stage: 10 11" in text  # mid-round the table is not drawn: the stage comes here
     assert "Your play this round: 2 (secret until the reveal)" in text
     assert "waiting for: Bob, Cid" in text
@@ -162,6 +153,6 @@ def test_every_legal_move_has_its_own_line() -> None:
                 lines = [render.describe_move(m, NAMES) for m in moves]
                 assert len(set(lines)) == len(lines), lines
                 assert all(line and "?" not in line for line in lines), lines
-                assert "Your hand: " in render.describe_seat(seat_view(state, seat))
+                assert "Your hand: " in render.describe_seat(seat_view(ENGINE, state, seat, NAMES))
             seat = chooser.choice(active)
             ENGINE.apply(state, seat, chooser.choice(ENGINE.legal_moves(state, seat)))

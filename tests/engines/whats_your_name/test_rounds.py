@@ -17,13 +17,11 @@ from croupier.v1.whats_your_name_pb2 import (
 )
 from engines.core.errors import MalformedMove
 from engines.whats_your_name import ENGINE
+from tests.engines.helpers import encode, kinds, of_kind
 from tests.engines.whats_your_name.helpers import (
     apply_all,
     build,
     c,
-    encode,
-    kinds,
-    of_kind,
     play,
     ranks,
     refused,

@@ -13,8 +13,12 @@ from croupier.v1.whats_your_name_pb2 import (
 )
 from engines.core.errors import InvalidOptions
 from engines.whats_your_name import ENGINE
+from tests.engines.helpers import of_kind
 from tests.engines.playout import play_randomly
-from tests.engines.whats_your_name.helpers import all_cards, of_kind, ranks
+from tests.engines.whats_your_name.helpers import (
+    all_cards,
+    ranks,
+)
 
 Options = WhatsYourNameOptions
 

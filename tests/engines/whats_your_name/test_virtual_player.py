@@ -9,12 +9,11 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameState,
 )
 from engines.whats_your_name import ENGINE
+from tests.engines.helpers import kinds, of_kind
 from tests.engines.whats_your_name.helpers import (
     apply_all,
     build,
     c,
-    kinds,
-    of_kind,
     play,
     ranks,
     refused,

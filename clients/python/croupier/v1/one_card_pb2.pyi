@@ -40,7 +40,7 @@ class _OneCardColorEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_OneCardC
 class OneCardColor(_OneCardColor, metaclass=_OneCardColorEnumTypeWrapper):
     """Tobot One Card (`one_card`), 2-10 players: match the top of the discard pile by colour,
     number or function; attacks stack; call "One Card" on your second-to-last card; the first to
-    empty their hand wins. Rules: shared/rules/one_card.md (rule ids OC-x.y).
+    empty their hand wins. Rules: docs/games/one_card.md (rule ids OC-x.y).
 
     Card codes (used in the stored state only; views, moves and events use `OneCardCard`):
       0..35   number cards: (colour - 1) * 9 + (number - 1), colours as in `OneCardColor`

@@ -65,7 +65,7 @@ class _VampireQueenCardEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Vamp
 
 class VampireQueenCard(_VampireQueenCard, metaclass=_VampireQueenCardEnumTypeWrapper):
     """Vampire Queen (`vampire_queen`, 3-12 players): a climbing game over several rounds; the lowest
-    total penalty wins. Rules: shared/rules/vampire_queen.md (rule ids VQ-x.y).
+    total penalty wins. Rules: docs/games/vampire_queen.md (rule ids VQ-x.y).
 
     Card encoding, used everywhere (state, views, moves, events): a card is its
     `VampireQueenCard` value, which is also its penalty in points (VQ-4.3): 1..13 are the

@@ -91,7 +91,7 @@ class WhatsYourNameOptions(_message.Message):
     Every round each player secretly plays one card from their hand; once all have chosen, the
     plays are revealed and the players draft cards from the public "stage" in ascending order of
     the card they played. Two acquired cards of the same rank cancel; the lowest total wins.
-    Rule ids (WN-x.y) refer to shared/rules/whats_your_name.md.
+    Rule ids (WN-x.y) refer to docs/games/whats_your_name.md.
 
     Seats and the virtual player: seats 0..N-1 are the human players, clockwise (C-1). A
     two-player game adds a virtual player (WN-6) at table position 2, after the two players. It
