@@ -37,6 +37,8 @@ from engines.trinity.rules import (
     SUIT_EFFECT,
     SWAP,
     Choice,
+    active_seat,
+    forced_choice,
     gift_receiver,
     has_special,
     row_of_seat,
@@ -57,6 +59,22 @@ def public(event: TrinityEvent) -> Emitted[TrinityEvent]:
 
 
 def perform(state: TrinityState, seat: int, choice: Choice) -> Emits:
+    """Carry out a validated choice, then every step that follows with a single possible move."""
+    events = _carry_out(state, seat, choice)
+    # C-6: a step with a single possible move (the last card to discard, the only possible
+    # part of a 10 or an A) is made for the player.
+    while state.step != ACTION:
+        actor = active_seat(state)
+        if actor is None:
+            break
+        forced = forced_choice(state, actor)
+        if forced is None:
+            break
+        events += _carry_out(state, actor, forced)
+    return events
+
+
+def _carry_out(state: TrinityState, seat: int, choice: Choice) -> Emits:
     """Carry out one validated move of `seat`, given as a Choice (see `rules`)."""
     kind, a, b, c = choice
     if kind == "discard":
