@@ -10,10 +10,9 @@ act is refused with C-5 before anything else is looked at."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from croupier.v1.pig_mau_mau_pb2 import MauCall, PigColor, PigMauMauMove, PigMauMauState
-from engines.core.errors import MalformedMove
+from engines.core.errors import MalformedMove, Violation
 from engines.pig_mau_mau.cards import (
     COLOUR_NAMES,
     COLOURS,
@@ -28,8 +27,7 @@ from engines.pig_mau_mau.cards import (
     colour_index,
     pig_color,
 )
-from engines.pig_mau_mau.race import BET, PLAY, STEPS
-from engines.pig_mau_mau.turns import required_call
+from engines.pig_mau_mau.flow import BET, PLAY, STEPS, required_call
 
 Move = PigMauMauMove
 _COLOURS = frozenset(range(1, COLOURS + 1))
@@ -38,12 +36,6 @@ _NO_CALL = MauCall.MAU_CALL_UNSPECIFIED
 _NO_COLOUR = PigColor.PIG_COLOR_UNSPECIFIED
 _ALL_COLOURS = [pig_color(c) for c in range(COLOURS)]
 _NONE_ONLY = [_NO_COLOUR]
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    rule_id: str
-    message: str
 
 
 def check_form(move: Move) -> str:
