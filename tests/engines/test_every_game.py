@@ -7,13 +7,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines.registry import GAMES
+from tests.engines.helpers import games_index
 from tests.engines.playout import play_randomly
 
 
-def test_all_five_games_are_registered() -> None:
-    assert sorted(GAMES) == sorted(
-        ["whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity"]
-    )
+def test_the_registered_games_are_the_indexed_ones() -> None:
+    """The registry and the games index (docs/games/README.md) list the same games, and the
+    index says each game's title and seat counts as its engine does."""
+    index = games_index()
+    assert sorted(GAMES) == sorted(index)
+    assert len(GAMES) >= 5
+    for game_id, engine in GAMES.items():
+        row = index[game_id]
+        assert row.title.startswith(engine.title), (game_id, row.title)
+        seats = (
+            f"exactly {engine.min_seats}"
+            if engine.min_seats == engine.max_seats
+            else f"{engine.min_seats}\N{EN DASH}{engine.max_seats}"
+        )
+        assert row.players == seats, (game_id, row.players)
+        assert row.page == f"{game_id}.md", (game_id, row.page)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
