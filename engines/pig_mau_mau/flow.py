@@ -2,8 +2,8 @@
 follow it (C-6). The start of each turn decides whether the player has a choice: a player who
 cannot play draws at once (PM-3.2), a player facing a +2 without one draws the total at once
 (PM-4.1). Playing a card (PM-1, PM-3), stepping back (PM-4.2), the mau calls (PM-7); a race is
-set up (PM-2) and drawn from with the reshuffle (PM-3.3); its end is scored (PM-6) and bets are
-placed for the next (PM-1.4); after the fourth race the game is over.
+set up (PM-2) and drawn from with the reshuffle (PM-3.3); bets are placed after a draw (PM-5);
+a race's end is scored (PM-6, bets by PM-1.4); after the fourth race the game is over.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Which moves are legal: one check that `legal_moves` filters candidates with and `apply` raises
+"""Which moves are legal (PM-3 a turn, PM-4 +2 and the steps back, PM-5 betting, PM-7 the calls
+of the `mau` option, C-5): one check that `legal_moves` filters candidates with and `apply` raises
 with, plus the form check that tells a malformed move apart. `violation` checks one
 move; the phase checks it ends in (`play_violation`, `step_violation`, `bet_violation`) take
 the facts they need (hand, playable cards, pigs, own bet) and the move's fields as plain values,

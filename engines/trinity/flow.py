@@ -1,4 +1,5 @@
-"""Carrying out a validated move, and the automatic steps that follow it (C-6).
+"""Carrying out a validated move (TR-3 the action and the draw, TR-4 card effects), and the
+automatic steps that follow it (C-6, TR-3.5).
 
 Every function here assumes `rules.violation` accepted the move. A step changes the state and
 returns its events; the game ends the moment the board is complete (TR-5.1), a Jack, Queen or

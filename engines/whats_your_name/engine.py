@@ -78,4 +78,3 @@ class WhatsYourNameEngine(
 
     def result(self, state: WhatsYourNameState) -> GameResult | None:
         return views.build_result(state)
-
