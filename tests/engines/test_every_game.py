@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engines.registry import GAMES
+from croupier.v1.game_service_pb2 import CreateGameRequest, Event, GameView, Move
+from croupier.v1.storage_pb2 import StoredGame
+from engines.registry import GAME_IDS, GAMES
 from tests.engines.helpers import games_index
 from tests.engines.playout import play_randomly
 
@@ -27,6 +31,27 @@ def test_the_registered_games_are_the_indexed_ones() -> None:
         )
         assert row.players == seats, (game_id, row.players)
         assert row.page == f"{game_id}.md", (game_id, row.page)
+
+
+@pytest.mark.parametrize(
+    ("message", "oneof", "role"),
+    [
+        (CreateGameRequest, "options", "options_type"),
+        (GameView, "game", "view_type"),
+        (Move, "game", "move_type"),
+        (Event, "game", "event_type"),
+        (StoredGame, "state", "state_type"),
+    ],
+)
+def test_the_protos_hold_every_registered_game(message: Any, oneof: str, role: str) -> None:
+    """Each generic message's oneof has one member per registered game, named by its id, in the
+    registry's order, of the engine's own message type: the service and the clients find a
+    game's messages by its id alone."""
+    members = message.DESCRIPTOR.oneofs_by_name[oneof].fields
+    assert [f.name for f in members] == list(GAME_IDS)
+    for member in members:
+        own = getattr(GAMES[member.name], role).DESCRIPTOR
+        assert member.message_type.full_name == own.full_name, (member.name, role)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
