@@ -1,4 +1,4 @@
-"""The rounds of one game and its end (WN-3, WN-5, WN-6.3, WN-6.4, WN-7).
+"""What follows a move: the rounds of one game and its end (WN-3, WN-5, WN-6.3, WN-6.4, WN-7).
 
 Play round: every seat secretly commits a card; the last commitment reveals all (WN-3.1) and
 fixes the drafting order (WN-3.2). A 13 sweeps the stage (WN-3.4); otherwise the seats draft
