@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from croupier.v1.game_service_pb2 import CreateGameRequest, Event, GameView, Move
 from croupier.v1.storage_pb2 import StoredGame
 from engines.registry import GAME_IDS, GAMES
-from tests.engines.helpers import games_index
+from tests.engines.helpers import encode, games_index, generic_of
 from tests.engines.playout import play_randomly
 
 
@@ -72,3 +73,18 @@ def test_random_play_property(game_id: str) -> None:
         play_randomly(engine, engine.options_type(), seats, seed)
 
     run()
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_every_game_brings_what_the_generic_tests_need(game_id: str) -> None:
+    """tests/engines/<game>/generic.py (tests/engines/helpers.py: generic_of), so that the
+    move-space and secrets tests need no entry of their own for a game."""
+    generic = generic_of(game_id)
+    engine = GAMES[game_id]
+    assert generic.OPTIONS and all(isinstance(o, engine.options_type) for o in generic.OPTIONS)
+    assert generic.SWEEP.games > 0
+    state, _ = engine.new_game(generic.OPTIONS[0], engine.min_seats, 1)
+    assert any(True for _ in generic.moves(state, 0, False))
+    other = generic.scrambled(state, 0, random.Random(1))
+    assert isinstance(other, engine.state_type)
+    assert encode(engine.view(other, 0)) == encode(engine.view(state, 0))

@@ -17,6 +17,7 @@ from croupier.v1.one_card_pb2 import (
     OneCardState,
 )
 from tests.engines.move_space import Sweep
+from tests.engines.one_card import test_properties
 
 # Options that reach every kind of move: many attacks and wild cards (defences, Quatran
 # answers), and a match.
@@ -110,3 +111,8 @@ def moves(state: OneCardState, seat: int, full: bool = False) -> Iterator[OneCar
     # Three cards: never a move; a few of the held ones.
     for triple in itertools.islice(itertools.permutations(held, 3), 20):
         yield OneCardMove(play=OneCardMove.Play(cards=[OC_CARDS[code] for code in triple]))
+
+
+# The secrets test's scrambler (tests/reliability/test_secrets.py): the state with what a seat
+# may not see changed.
+scrambled = test_properties.scrambled

@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 
 from croupier.v1.trinity_pb2 import TrinityMove, TrinityOptions, TrinityState
 from tests.engines.move_space import Sweep
+from tests.engines.trinity import test_properties
 
 # Options that reach every kind of move: they change when the game ends.
 OPTIONS: list[Message] = [
@@ -44,3 +45,8 @@ def moves(state: TrinityState, seat: int, full: bool = False) -> Iterator[Trinit
     for own, row, other in itertools.product(TR_SLOTS, TR_ROWS, TR_SLOTS):
         swap = move.Swap(own_slot=own, other_row=row, other_slot=other)  # type: ignore[arg-type]
         yield move(swap=swap)
+
+
+# The secrets test's scrambler (tests/reliability/test_secrets.py): the state with what a seat
+# may not see changed.
+scrambled = test_properties.scrambled

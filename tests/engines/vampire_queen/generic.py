@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions, VampireQueenState
 from tests.engines.move_space import Sweep
+from tests.engines.vampire_queen import test_properties
 
 # Options that reach every kind of move: every card dealt.
 OPTIONS: list[Message] = [
@@ -65,3 +66,8 @@ def canonical(move: VampireQueenMove) -> VampireQueenMove:
         copy.play.cards.extend(sorted(move.play.cards))
         return copy
     return move
+
+
+# The secrets test's scrambler (tests/reliability/test_secrets.py): the state with what a seat
+# may not see changed.
+scrambled = test_properties.scrambled_state
