@@ -62,10 +62,17 @@ CREDENTIALS: list[str] = []  # every credential handed out in this module
 # --- what a seat may not see: the engines' own scramblers ----------------------------------
 
 
+# Each game's scrambler, from its tests/engines/<game>/generic.py. Loaded here, at import: a
+# game's test modules define Hypothesis tests, and importing them inside a running @given
+# trips Hypothesis's nested-given check.
+SCRAMBLERS: dict[str, Callable[[Any, int | None, random.Random], Any]] = {
+    game_type: generic_of(game_type).scrambled for game_type in GAME_TYPES
+}
+
+
 def scrambled_for(game_type: str, state: Any, seat: int | None, rnd: random.Random) -> Any:
-    """The state with what `seat` may not see changed, by the game's own scrambler (its
-    tests/engines/<game>/generic.py)."""
-    return generic_of(game_type).scrambled(state, seat, rnd)
+    """The state with what `seat` may not see changed, by the game's own scrambler."""
+    return SCRAMBLERS[game_type](state, seat, rnd)
 
 
 # --- the server ------------------------------------------------------------------------------
