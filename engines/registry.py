@@ -1,13 +1,18 @@
 """Every game the service referees, by game id. The service reaches engines only through
-`GAMES`, so adding a game means adding its engine here and its messages to the protos."""
+`GAMES`; a game's id names its package (`engines/<game_id>`, exporting `ENGINE`) and the members
+of the protos' oneofs, so adding a game is one id here (docs/api.md, "Adding a game")."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from engines.core.engine import Engine
 
 AnyEngine = Engine[Any, Any, Any, Any, Any]
+
+# In the order of the games index (docs/games/README.md) and the protos' oneofs.
+GAME_IDS = ("whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity")
 
 GAMES: dict[str, AnyEngine] = {}
 
@@ -18,10 +23,11 @@ def register(engine: AnyEngine) -> None:
 
 def _load() -> None:
     # Imported here so that a game's package may import engines.core without a cycle.
-    from engines import one_card, pig_mau_mau, trinity, vampire_queen, whats_your_name
-
-    for module in (whats_your_name, one_card, pig_mau_mau, vampire_queen, trinity):
-        register(module.ENGINE)
+    for game_id in GAME_IDS:
+        engine: AnyEngine = importlib.import_module(f"engines.{game_id}").ENGINE
+        if engine.game_id != game_id:  # the service finds the messages by this id
+            raise ImportError(f"engines.{game_id}.ENGINE is the engine of {engine.game_id}")
+        register(engine)
 
 
 _load()

@@ -12,9 +12,7 @@ discard two numbers of that colour or draw two (OC-4.4..4.7). Leaving yourself o
 to discard their last card wins; the rest are placed by cards left; a match is played to
 `wins_to_match` games (OC-6).
 
-Modules: `cards` (codes and deck), `setup` (options and dealing), `rules` (the legality check
-shared by `legal_moves` and `apply`), `play` (effects and automatic steps), `views` (views and
-results), `engine` (the Engine interface).
+Files: the common layout of engines/README.md.
 """
 
 from __future__ import annotations

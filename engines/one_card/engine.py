@@ -1,4 +1,5 @@
-"""The `one_card` engine: the Engine interface over rules, play, setup and views."""
+"""The Tobot One Card Engine: the interface wiring `setup`, `rules` (the one legality check and
+the listing), `flow` (what follows a move) and `views`; it holds no rule of its own."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from croupier.v1.one_card_pb2 import (
 )
 from engines.core.engine import Emitted, Engine
 from engines.core.errors import IllegalMove
-from engines.one_card import play, rules, setup, views
+from engines.one_card import flow, rules, setup, views
 
 
 class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMove, OneCardEvent]):
@@ -34,19 +35,14 @@ class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMov
         state = setup.new_state(options, seats, seed)
         dealer, by_lot = setup.first_dealer(state)
         events = setup.deal_game(state, dealer, by_lot)
-        events += play.automatic_steps(state)
+        events += flow.automatic_steps(state)
         return state, events
 
     def active_seats(self, state: OneCardState) -> list[int]:
-        if state.over:
-            return []
-        if state.HasField("catchable_seat"):
-            # Every other seat may catch and the seat itself may call (OC-5), so all may act.
-            return list(range(state.seats))
-        return [state.current_seat]
+        return rules.active_seats(state)
 
     def legal_moves(self, state: OneCardState, seat: int) -> list[OneCardMove]:
-        return [rules.to_move(act) for act in rules.legal_acts(state, seat)]
+        return rules.legal_moves(state, seat)
 
     def apply(
         self, state: OneCardState, seat: int, move: OneCardMove
@@ -55,7 +51,7 @@ class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMov
         found = rules.violation(state, seat, act)
         if found is not None:
             raise IllegalMove(found.rule_id, found.message)
-        return play.apply_act(state, seat, act)
+        return flow.apply_act(state, seat, act)
 
     def view(self, state: OneCardState, seat: int | None) -> OneCardView:
         return views.view(state, seat)

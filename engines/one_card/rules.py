@@ -346,3 +346,17 @@ def legal_acts(state: OneCardState, seat: int) -> list[Act]:
         if violation(state, seat, act) is None:
             acts.append(act)
     return acts
+
+
+def legal_moves(state: OneCardState, seat: int) -> list[OneCardMove]:
+    """Every move `seat` may make now, as messages."""
+    return [to_move(act) for act in legal_acts(state, seat)]
+
+
+def active_seats(state: OneCardState) -> list[int]:
+    if state.over:
+        return []
+    if state.HasField("catchable_seat"):
+        # Every other seat may catch and the seat itself may call (OC-5), so all may act.
+        return list(range(state.seats))
+    return [state.current_seat]

@@ -14,8 +14,7 @@ plays leaving one card / no card must call "Mau" / "Mau Mau", else the card is t
 the turn passes (PM-7); a +2 so taken back did not answer a pending +2, so its player draws the
 total first (PM-7.3).
 
-Modules: cards (encoding, matching), rules (the one legality check), turns (what moves do and
-the automatic steps), race (setup, draws, scoring), views (what each seat sees), engine.
+Files: the common layout of engines/README.md.
 """
 
 from __future__ import annotations

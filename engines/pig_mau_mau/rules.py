@@ -1,4 +1,5 @@
-"""Which moves are legal: one check that `legal_moves` filters candidates with and `apply` raises
+"""Which moves are legal (PM-3 a turn, PM-4 +2 and the steps back, PM-5 betting, PM-7 the calls
+of the `mau` option, C-5): one check that `legal_moves` filters candidates with and `apply` raises
 with, plus the form check that tells a malformed move apart. `violation` checks one
 move; the phase checks it ends in (`play_violation`, `step_violation`, `bet_violation`) take
 the facts they need (hand, playable cards, pigs, own bet) and the move's fields as plain values,
@@ -10,10 +11,9 @@ act is refused with C-5 before anything else is looked at."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from croupier.v1.pig_mau_mau_pb2 import MauCall, PigColor, PigMauMauMove, PigMauMauState
-from engines.core.errors import MalformedMove
+from engines.core.errors import MalformedMove, Violation
 from engines.pig_mau_mau.cards import (
     COLOUR_NAMES,
     COLOURS,
@@ -28,8 +28,7 @@ from engines.pig_mau_mau.cards import (
     colour_index,
     pig_color,
 )
-from engines.pig_mau_mau.race import BET, PLAY, STEPS
-from engines.pig_mau_mau.turns import required_call
+from engines.pig_mau_mau.flow import BET, PLAY, STEPS, required_call
 
 Move = PigMauMauMove
 _COLOURS = frozenset(range(1, COLOURS + 1))
@@ -38,12 +37,6 @@ _NO_CALL = MauCall.MAU_CALL_UNSPECIFIED
 _NO_COLOUR = PigColor.PIG_COLOR_UNSPECIFIED
 _ALL_COLOURS = [pig_color(c) for c in range(COLOURS)]
 _NONE_ONLY = [_NO_COLOUR]
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    rule_id: str
-    message: str
 
 
 def check_form(move: Move) -> str:

@@ -1,10 +1,11 @@
 """What each seat sees (PM-8, C-4), built positively from the public facts plus the viewer's
-own hand and own bet colour."""
+own hand and own bet colour; the result: most points after four races (PM-6.5)."""
 
 from __future__ import annotations
 
 from functools import cache
 
+from croupier.v1.common_pb2 import GameResult
 from croupier.v1.pig_mau_mau_pb2 import (
     PigColor,
     PigMauMauBet,
@@ -13,8 +14,9 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauView,
 )
 from engines.core.cards import field_encodings
+from engines.core.scoring import build_result as build_result_of
 from engines.pig_mau_mau.cards import CARD_MESSAGES
-from engines.pig_mau_mau.race import RACES, totals
+from engines.pig_mau_mau.flow import OVER, RACES, totals
 
 # By card code, the encoding of each card field: a view merges its cards (and bets) in one
 # parse (engines.core.cards.field_encodings).
@@ -67,3 +69,13 @@ def build_view(state: PigMauMauState, seat: int | None) -> PigMauMauView:
         merged += [_HAND[c] for c in sorted(hands[seat].cards)]
     view.MergeFromString(b"".join(merged))
     return view
+
+
+def build_result(state: PigMauMauState) -> GameResult | None:
+    if state.phase != OVER:
+        return None
+    return build_result_of(
+        totals(state),
+        lower_is_better=False,
+        summary="most points after four races wins; ties share the win",
+    )

@@ -18,8 +18,9 @@ An action must be fully possible to be legal. A player without cards is skipped.
 win together the moment the board is complete; they lose when every hand is empty (or, with
 `stop_when_unwinnable`, as soon as a J, Q or K is discarded).
 
-Modules: `cards` (codes), `board` (row operations), `rules` (the one legality check),
-`play` (carrying moves out), `views` (views and result), `engine` (the Engine).
+Files: the common layout of engines/README.md, plus `board.py`: the pure operations on a row of
+four slots (TR-1.2: placing with the push, the rightmost and leftmost cards, moving, complete
+rows), which the check, the flow and the views all read.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Which moves are legal now: the one statement of Trinity's rules (`violation`).
+"""Which moves are legal now (TR-3 a turn, TR-4 card effects): the one statement of Trinity's
+rules (`violation`).
 
 `violation(state, seat, move)` names the rule a move breaks, or returns None; `legal_moves`
 filters the candidates with the same check and `apply` raises with it. Whether a Use may start

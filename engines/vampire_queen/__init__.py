@@ -16,6 +16,8 @@ not be led by its taker until they have led another phase.
 Rounds (VQ-4): a round ends after a phase leaving a hand empty (checked after a hunt's cards
 are taken); every card left in hand scores its number as penalty; Hunters stay with their
 holders, everything else is reshuffled, and the Hunter 20 holder leads.
+
+Files: the common layout of engines/README.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The Vampire Queen engine: the Engine interface over `rules` (the one legality check),
-`flow` (what happens after a move) and `views` (what each seat sees).
+"""The Vampire Queen Engine: the interface wiring `setup`, `rules` (the one legality check and
+the listing), `flow` (what follows a move) and `views`; it holds no rule of its own.
 
 `apply` validates first (MalformedMove, then IllegalMove from `rules`) and only then changes
 the caller's state in place: copying the state per move would cost more than the whole move.
@@ -17,9 +17,7 @@ from croupier.v1.vampire_queen_pb2 import (
 )
 from engines.core.engine import Emitted, Engine
 from engines.core.errors import IllegalMove
-from engines.core.scoring import build_result
-from engines.vampire_queen import flow, rules, views
-from engines.vampire_queen.cards import counts, typed
+from engines.vampire_queen import flow, rules, setup, views
 
 
 class VampireQueenEngine(
@@ -45,38 +43,22 @@ class VampireQueenEngine(
         self, options: VampireQueenOptions, seats: int, seed: int
     ) -> tuple[VampireQueenState, list[Emitted[VampireQueenEvent]]]:
         self.check_seats(seats)
-        flow.check_options(options, seats)
-        return flow.set_up(options, seats, seed)
+        setup.check_options(options, seats)
+        state, events = setup.set_up(options, seats, seed)
+        flow.start_round(state, events)
+        return state, events
 
     def active_seats(self, state: VampireQueenState) -> list[int]:
         return [] if state.over else [state.turn]
 
     def legal_moves(self, state: VampireQueenState, seat: int) -> list[VampireQueenMove]:
-        if rules.turn_violation(state, seat) is not None:
-            return []
-        sit = rules.situation(state)
-        held = counts(state.hands[seat].cards)
-        moves: list[VampireQueenMove] = []
-        if rules.pass_violation(sit) is None:
-            moves.append(VampireQueenMove(pass_turn=VampireQueenMove.Pass()))
-        for cards in rules.candidates(sit, held):
-            if rules.play_violation(sit, held, cards) is None:
-                move = VampireQueenMove()
-                move.play.cards.extend(typed(cards))  # four times faster than nested constructors
-                moves.append(move)
-        return moves
+        return rules.legal_moves(state, seat)
 
     def apply(
         self, state: VampireQueenState, seat: int, move: VampireQueenMove
     ) -> list[Emitted[VampireQueenEvent]]:
         cards = rules.move_cards(move)
-        found = rules.turn_violation(state, seat)
-        if found is None:
-            sit = rules.situation(state)
-            if cards is None:
-                found = rules.pass_violation(sit)
-            else:
-                found = rules.play_violation(sit, counts(state.hands[seat].cards), cards)
+        found = rules.violation(state, seat, cards)
         if found is not None:
             raise IllegalMove(found.rule_id, found.message)
         if cards is None:
@@ -87,10 +69,4 @@ class VampireQueenEngine(
         return views.build_view(state, seat)
 
     def result(self, state: VampireQueenState) -> GameResult | None:
-        if not state.over:
-            return None
-        return build_result(
-            flow.totals(state),
-            lower_is_better=True,
-            summary="lowest total penalty wins (VQ-4.5); ties share the win",
-        )
+        return views.build_result(state)

@@ -1,9 +1,8 @@
-"""How a Vampire Queen game moves on: setup, plays and passes, the end of a phase or hunt, the
-end of a round, the end of the game. Every step that needs no choice (C-6) runs here, right
+"""How a Vampire Queen game moves on: plays and passes, the end of a phase or hunt, the deal
+and the end of a round, the end of the game. Every step that needs no choice (C-6) runs here, right
 after the move that triggers it, and is reported as events in order.
 
-- VQ-2.1 Hunter 15 to `first_hunter_seat` (or a drawn seat), Hunter 20 to its left; the Hunter
-  20 holder leads round 1 (and every round, VQ-4.4).
+- VQ-4.4 the Hunter 20 holder leads every round (round 1 too, after the setup of VQ-2.1).
 - VQ-2.2 / VQ-4.4 every round the 108 other cards are shuffled and dealt; the rest set aside.
 - VQ-3.4 a phase ends when everyone has acted once; the highest play leads next; the cards go
   to the grave (kept in the round's history).
@@ -20,7 +19,6 @@ from collections.abc import Sequence
 from croupier.v1.vampire_queen_pb2 import (
     VampireQueenEvent,
     VampireQueenHunterLock,
-    VampireQueenOptions,
     VampireQueenPhase,
     VampireQueenPlay,
     VampireQueenRoundPenalties,
@@ -28,10 +26,8 @@ from croupier.v1.vampire_queen_pb2 import (
 )
 from engines.core import rng
 from engines.core.engine import Emitted
-from engines.core.errors import InvalidOptions
 from engines.core.seats import left
 from engines.vampire_queen.cards import (
-    HUNTER_15,
     HUNTER_20,
     HUNTERS,
     hand_size,
@@ -42,48 +38,10 @@ from engines.vampire_queen.cards import (
     shuffled_part,
     typed,
 )
+from engines.vampire_queen.setup import rounds_of
 
 Event = VampireQueenEvent
 Events = list[Emitted[VampireQueenEvent]]
-
-DEFAULT_ROUNDS = 5
-MAX_ROUNDS = 20
-
-
-def rounds_of(options: VampireQueenOptions) -> int:
-    """The number of rounds (VQ-2.4): the option, or 5 when it is 0."""
-    return options.rounds or DEFAULT_ROUNDS
-
-
-def check_options(options: VampireQueenOptions, seats: int) -> None:
-    if not 0 <= options.rounds <= MAX_ROUNDS:
-        raise InvalidOptions("rounds", f"rounds must be 1..{MAX_ROUNDS} (0 for the default 5)")
-    if options.HasField("first_hunter_seat") and not 0 <= options.first_hunter_seat < seats:
-        raise InvalidOptions("first_hunter_seat", f"first_hunter_seat must be 0..{seats - 1}")
-
-
-def set_up(options: VampireQueenOptions, seats: int, seed: int) -> tuple[VampireQueenState, Events]:
-    """A new game: Hunters given out (VQ-2.1), round 1 dealt (VQ-2.2), first phase started."""
-    state = VampireQueenState(seats=seats, rng=rng.seeded(seed))
-    state.options.CopyFrom(options)
-    drawn = not options.HasField("first_hunter_seat")
-    first = rng.below(state.rng, seats) if drawn else options.first_hunter_seat
-    second = left(first, seats)
-    for _ in range(seats):
-        state.hands.add()
-    state.hands[first].cards.extend(typed([HUNTER_15]))
-    state.hands[second].cards.extend(typed([HUNTER_20]))
-    events: Events = [
-        Emitted(
-            Event(
-                hunters_dealt=Event.HuntersDealt(
-                    hunter_15_seat=first, hunter_20_seat=second, drawn=drawn
-                )
-            )
-        )
-    ]
-    _start_round(state, events)
-    return state, events
 
 
 def play(state: VampireQueenState, seat: int, cards: Sequence[int]) -> Events:
@@ -211,7 +169,7 @@ def _start_phase(state: VampireQueenState, leader: int, events: Events) -> None:
     )
 
 
-def _start_round(state: VampireQueenState, events: Events) -> None:
+def start_round(state: VampireQueenState, events: Events) -> None:
     """VQ-2.2 / VQ-4.4: Hunters stay; the 108 other cards are shuffled and dealt; the Hunter 20
     holder leads."""
     seats = state.seats
@@ -270,7 +228,7 @@ def _end_round(state: VampireQueenState, events: Events) -> None:
         )
     )
     if state.round < rounds_of(state.options):
-        _start_round(state, events)
+        start_round(state, events)
         return
     state.over = True
     state.turn = 0

@@ -27,8 +27,10 @@ from engines.vampire_queen.cards import (
     QUEEN,
     VAMPIRE_RANKS,
     card_name,
+    counts,
     is_hunter,
     play_rank,
+    typed,
 )
 
 
@@ -170,3 +172,31 @@ def candidates(sit: Situation, held: Sequence[int]) -> Iterator[tuple[int, ...]]
                 yield (rank,) * same + (QUEEN,) * (need - same)
         if queens >= need:
             yield (QUEEN,) * need
+
+
+def violation(state: VampireQueenState, seat: int, cards: Sequence[int] | None) -> Violation | None:
+    """The single check: what forbids `seat` to play `cards` (ascending) now, or to pass (None)."""
+    found = turn_violation(state, seat)
+    if found is not None:
+        return found
+    sit = situation(state)
+    if cards is None:
+        return pass_violation(sit)
+    return play_violation(sit, counts(state.hands[seat].cards), cards)
+
+
+def legal_moves(state: VampireQueenState, seat: int) -> list[VampireQueenMove]:
+    """Every move `seat` may make now: the candidates the check accepts."""
+    if turn_violation(state, seat) is not None:
+        return []
+    sit = situation(state)
+    held = counts(state.hands[seat].cards)
+    moves: list[VampireQueenMove] = []
+    if pass_violation(sit) is None:
+        moves.append(VampireQueenMove(pass_turn=VampireQueenMove.Pass()))
+    for cards in candidates(sit, held):
+        if play_violation(sit, held, cards) is None:
+            move = VampireQueenMove()
+            move.play.cards.extend(typed(cards))  # four times faster than nested constructors
+            moves.append(move)
+    return moves

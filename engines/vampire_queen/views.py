@@ -2,14 +2,18 @@
 hand: every hand's size, who holds each Hunter (their backs differ, VQ-1.3), the current phase
 and the completed phases of this round (every played card is shown face up), penalties, whose
 turn it is and the Hunter locks. Other hands and the set-aside cards' faces are never copied.
+The result: the lowest total penalty wins (VQ-4.5).
 """
 
 from __future__ import annotations
 
+from croupier.v1.common_pb2 import GameResult
 from croupier.v1.vampire_queen_pb2 import VampireQueenState, VampireQueenView
+from engines.core.scoring import build_result as build_result_of
 from engines.vampire_queen.cards import HUNTER_15, HUNTER_20
-from engines.vampire_queen.flow import hunter_holders, rounds_of, totals
+from engines.vampire_queen.flow import hunter_holders, totals
 from engines.vampire_queen.rules import situation
+from engines.vampire_queen.setup import rounds_of
 
 
 def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:
@@ -45,3 +49,13 @@ def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:
             view.count_to_play = sit.count
             view.rank_to_beat = sit.to_beat
     return view
+
+
+def build_result(state: VampireQueenState) -> GameResult | None:
+    if not state.over:
+        return None
+    return build_result_of(
+        totals(state),
+        lower_is_better=True,
+        summary="lowest total penalty wins (VQ-4.5); ties share the win",
+    )

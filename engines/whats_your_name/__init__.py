@@ -18,9 +18,9 @@ Rules: docs/games/whats_your_name.md (rule ids WN-x.y). In short:
 - Options (WN-7): `hidden_card` (a secret card set aside, cancelled by an acquired card of its
   rank, else counted), `match` (one game per player, the mirror card for the highest total).
 
-Modules: cards (encoding), table (draws, acquiring, pairs), setup (one game's deal), rounds
-(play, drafting, final round, scoring), rules (the single legality check, active seats),
-views (views and result), engine (the Engine subclass).
+Files: the common layout of engines/README.md, plus `table.py`: the card movements with their
+events (drawing, acquiring with the pairs of WN-4, taking from the stage) that `setup.py` and
+`flow.py` both make.
 """
 
 from __future__ import annotations

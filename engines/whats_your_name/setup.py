@@ -9,9 +9,11 @@ from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PRIORITY_REASON_LOT,
     WHATS_YOUR_NAME_PRIORITY_REASON_LOWEST_CARD,
     WHATS_YOUR_NAME_PRIORITY_REASON_YOUNGEST,
+    WhatsYourNameOptions,
     WhatsYourNameState,
 )
 from engines.core import rng
+from engines.core.errors import InvalidOptions
 from engines.whats_your_name.cards import (
     HAND_SIZE,
     HIDDEN_DEAL,
@@ -23,6 +25,25 @@ from engines.whats_your_name.cards import (
     to_card,
 )
 from engines.whats_your_name.table import Event, Out, draw_cards, emit
+
+
+def new_game(
+    options: WhatsYourNameOptions, seats: int, seed: int
+) -> tuple[WhatsYourNameState, Out]:
+    """A new game (or match) dealt: options checked, the table laid out, game 1 dealt (WN-2)."""
+    ages = list(options.youngest_seat)
+    for seat in ages:
+        if not 0 <= seat < seats:
+            raise InvalidOptions("youngest_seat", f"there is no seat {seat}")
+    if len(set(ages)) != len(ages):
+        raise InvalidOptions("youngest_seat", "a seat may be listed only once")
+    state = WhatsYourNameState(rng=rng.seeded(seed), seats=seats)
+    state.options.CopyFrom(options)
+    for _ in range(table_size(seats)):
+        state.positions.add()
+    out: Out = []
+    deal_game(state, out)
+    return state, out
 
 
 def games_in(state: WhatsYourNameState) -> int:

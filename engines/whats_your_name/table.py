@@ -1,4 +1,4 @@
-"""Small steps shared by setup and the rounds: emitting events, drawing, acquiring cards and
+"""Small steps shared by setup and the flow: emitting events, drawing, acquiring cards and
 discarding pairs (WN-4.1) and hidden-card matches (WN-7.1)."""
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from engines.whats_your_name.cards import (
     table_size,
     to_card,
 )
-from engines.whats_your_name.rounds import game_total, standing_key
+from engines.whats_your_name.flow import game_total, standing_key
 from engines.whats_your_name.setup import games_in
 
 View = WhatsYourNameView

@@ -2,12 +2,18 @@
 and the check that a refused move is refused for the right rule and changes nothing.
 
 Each game's own helpers (positions, short card names, move builders) import these and bind
-their engine; nothing here knows a particular game.
+their engine; nothing here knows a particular game. What the generic tests need of a game lives
+in its own test package, tests/engines/<game_id>/generic.py, found by `generic_of`.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,6 +25,38 @@ from engines.core.errors import IllegalMove
 from engines.registry import AnyEngine
 
 Events = Sequence[Emitted[Any]]
+
+
+def generic_of(game_id: str) -> ModuleType:
+    """What the generic tests need of a game, from tests/engines/<game_id>/generic.py: `OPTIONS`
+    (option sets reaching every kind of move), `SWEEP` (the move-space sweep's size), `moves` (its
+    move space), optionally `canonical`, and `scrambled` (the state with what a seat may not see
+    changed). A game without the module fails the generic tests (ModuleNotFoundError)."""
+    return importlib.import_module(f"tests.engines.{game_id}.generic")
+
+
+GAMES_INDEX = Path(__file__).resolve().parents[2] / "docs" / "games" / "README.md"
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """One game's line of the games index (docs/games/README.md)."""
+
+    title: str
+    players: str  # "2-6" (with an en dash) or "exactly 3"
+    page: str
+    prefix: str  # of its rule ids, "WN" for WN-x.y
+
+
+def games_index() -> dict[str, IndexRow]:
+    """The games index by game id: the one place besides the registry and the protos that a new
+    game is added to; the tests read the games and their rule-id prefixes from it."""
+    rows = re.findall(
+        r"^\| `(\w+)` \| (.+?) \| (.+?) \| \[.+?\]\((.+?)\) \| ([A-Z]+)-x\.y \|$",
+        GAMES_INDEX.read_text(),
+        re.M,
+    )
+    return {game_id: IndexRow(*rest) for game_id, *rest in rows}
 
 
 def encode(message: Message) -> bytes:

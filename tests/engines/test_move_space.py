@@ -1,6 +1,7 @@
 """The listing is the check, for every game: at random positions, for every seat, `apply` accepts
-exactly the moves `legal_moves` lists, out of every move message the seat could send
-(tests/engines/move_space.py), and a refused move leaves the state's bytes unchanged.
+exactly the moves `legal_moves` lists, out of every move message the seat could send (each
+game's tests/engines/<game_id>/generic.py; see tests/engines/move_space.py), and a refused
+move leaves the state's bytes unchanged.
 
 Positions come from random legal play over several seat counts, option sets and seeds. The
 default run samples a few dozen positions per game; `--run-slow` walks many more and pairs
@@ -11,68 +12,29 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from google.protobuf.message import Message
 
-from croupier.v1.one_card_pb2 import OneCardDeck, OneCardOptions
-from croupier.v1.pig_mau_mau_pb2 import PigMauMauOptions
-from croupier.v1.trinity_pb2 import TrinityOptions
-from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
-from croupier.v1.whats_your_name_pb2 import WhatsYourNameOptions
 from engines.core.errors import IllegalMove, MalformedMove
 from engines.registry import GAMES, AnyEngine
-from tests.engines.helpers import encode
-from tests.engines.move_space import MOVE_SPACES, canonical
-
-# Option sets that reach every kind of move: One Card with many attacks and wild cards (defences,
-# Quatran answers) ; Pig Mau Mau with calls; Trinity's
-# options change when the game ends; Vampire Queen with every card dealt; What's Your Name? with
-# hidden cards and the mirror.
-OPTIONS: dict[str, list[Message]] = {
-    "one_card": [
-        OneCardOptions(),
-        OneCardOptions(
-            deck=OneCardDeck(plus_two_per_color=3, plus_three_per_color=3, rainbows=6, quatrans=8)
-        ),
-        OneCardOptions(wins_to_match=2),
-    ],
-    "pig_mau_mau": [PigMauMauOptions(), PigMauMauOptions(mau=True, finish_distance=30)],
-    "trinity": [TrinityOptions(), TrinityOptions(advanced=True, stop_when_unwinnable=True)],
-    "vampire_queen": [VampireQueenOptions(rounds=2), VampireQueenOptions(deal_all=True, rounds=1)],
-    "whats_your_name": [
-        WhatsYourNameOptions(),
-        WhatsYourNameOptions(hidden_card=True),
-        WhatsYourNameOptions(hidden_card=True, match=True),
-    ],
-}
+from tests.engines.helpers import encode, generic_of
+from tests.engines.move_space import Sweep, canonical
 
 
-@dataclass(frozen=True)
-class Sweep:
-    games: int  # games walked per game id
-    positions: int  # positions checked per game walked (at most)
-    full: bool  # the whole move space where the default narrows it (move_space.py)
+def quick(game_id: str) -> Sweep:
+    """The default sweep: the game's own size (generic.SWEEP), a few seconds per game."""
+    sweep: Sweep = generic_of(game_id).SWEEP
+    return sweep
 
 
-# The quick sweep's size per game keeps each game to a few seconds: a Pig Mau Mau seat has
-# ~3,000 move messages (41 card codes x 5 pigs x 5 colours x 3 calls), a One Card seat ~3,300,
-# a Vampire Queen seat ~1,000, a Trinity seat ~500, a What's Your Name? seat ~60.
-QUICK = {
-    "one_card": Sweep(games=6, positions=4, full=False),
-    "pig_mau_mau": Sweep(games=6, positions=5, full=False),
-    "trinity": Sweep(games=8, positions=8, full=False),
-    "vampire_queen": Sweep(games=5, positions=4, full=False),
-    "whats_your_name": Sweep(games=12, positions=12, full=False),
-}
-# The long sweep (--run-slow): four times the games, twice the positions and the whole move
-# space; about a minute or two per game.
-SLOW = {
-    game_id: Sweep(games=4 * sweep.games, positions=2 * sweep.positions, full=True)
-    for game_id, sweep in QUICK.items()
-}
+def slow(game_id: str) -> Sweep:
+    """The long sweep (--run-slow): four times the games, twice the positions and the whole move
+    space; about a minute or two per game."""
+    sweep = quick(game_id)
+    return Sweep(games=4 * sweep.games, positions=2 * sweep.positions, full=True)
+
+
 # Random play with attack-heavy One Card decks can bounce attacks for a long time; positions
 # are drawn from at most this many moves of a game.
 WALK_LIMIT = 3000
@@ -92,7 +54,7 @@ def positions(engine: AnyEngine, sweep: Sweep, salt: int) -> Iterator[tuple[str,
     WALK_LIMIT), then positions that list the move shapes not yet covered (so that rare moves, a
     catch, a call, a joker's gift, are checked where they are legal), then positions at random,
     `sweep.positions` in all."""
-    options = OPTIONS[engine.game_id]
+    options = generic_of(engine.game_id).OPTIONS
     seat_counts = range(engine.min_seats, engine.max_seats + 1)
     covered: set[tuple[Any, ...]] = set()
     for game in range(sweep.games):
@@ -145,7 +107,7 @@ def check_position(engine: AnyEngine, state: Any, seat: int, full: bool) -> tupl
     # Outcome per canonical move: messages the proto makes equal (a multiset's cards in another
     # order) must be accepted or refused alike.
     outcome: dict[bytes, bool] = {}
-    for move in MOVE_SPACES[game_id](state, seat, full):
+    for move in generic_of(game_id).moves(state, seat, full):
         raw = encode(move)
         if raw in tried:
             continue
@@ -189,13 +151,13 @@ def sweep_game(game_id: str, sweep: Sweep, salt: int) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_apply_accepts_exactly_the_listed_moves(game_id: str) -> None:
-    assert sorted(MOVE_SPACES) == sorted(GAMES), "every game needs a move space"
-    count, tried, accepted = sweep_game(game_id, QUICK[game_id], salt=1)
-    assert count >= QUICK[game_id].games and accepted > 0 and tried > accepted
+    # Every game needs a move space: a game without one fails here (ModuleNotFoundError).
+    count, tried, accepted = sweep_game(game_id, quick(game_id), salt=1)
+    assert count >= quick(game_id).games and accepted > 0 and tried > accepted
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_apply_accepts_exactly_the_listed_moves_long(game_id: str) -> None:
-    count, _, accepted = sweep_game(game_id, SLOW[game_id], salt=2)
-    assert count >= SLOW[game_id].games and accepted > 0
+    count, _, accepted = sweep_game(game_id, slow(game_id), salt=2)
+    assert count >= slow(game_id).games and accepted > 0

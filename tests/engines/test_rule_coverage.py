@@ -16,17 +16,13 @@ from pathlib import Path
 import pytest
 
 from engines.registry import GAMES
+from tests.engines.helpers import games_index
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME_DOCS = ROOT / "docs" / "games"
-PREFIX = {
-    "one_card": "OC",
-    "pig_mau_mau": "PM",
-    "trinity": "TR",
-    "vampire_queen": "VQ",
-    "whats_your_name": "WN",
-}
-RULE_ID = r"\b(?:C|OC|PM|TR|VQ|WN)-\d+(?:\.\d+)?"
+# Each game's rule-id prefix, from the games index (docs/games/README.md).
+PREFIX = {game_id: row.prefix for game_id, row in games_index().items()}
+RULE_ID = r"\b(?:C|" + "|".join(sorted(PREFIX.values())) + r")-\d+(?:\.\d+)?"
 
 
 def rules_of(page: Path) -> list[str]:

@@ -15,6 +15,11 @@ def _members(message_type: type[Message], oneof: str) -> dict[str, str]:
 
 
 _OPTIONS = _members(CreateGameRequest, "options")
+# Every game id the API knows, in the order of `CreateGameRequest.options`: read from the
+# generated descriptors, so a new game needs no edit here (nor in croupier-play or the bench).
+GAME_IDS: list[str] = [
+    f.name for f in CreateGameRequest.DESCRIPTOR.oneofs_by_name["options"].fields
+]
 _MOVES = _members(Move, "game")
 
 

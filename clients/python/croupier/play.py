@@ -35,11 +35,11 @@ from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.human import play_human
 from croupier.local import LocalServer
+from croupier.messages import GAME_IDS
 from croupier.render import describe_event, describe_table
 from croupier.replay import ReplayMismatch, load_record, replay, save_record
 from croupier.v1 import game_service_pb2 as pb
 
-GAME_IDS = ["whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity"]
 MAX_MOVES = 50_000
 
 

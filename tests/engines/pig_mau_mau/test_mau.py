@@ -10,7 +10,7 @@ from croupier.v1.pig_mau_mau_pb2 import PigMauMauOptions, PigMauMauState
 from engines.core.errors import IllegalMove
 from engines.pig_mau_mau import ENGINE
 from engines.pig_mau_mau.cards import PLUS_TWOS
-from engines.pig_mau_mau.turns import required_call
+from engines.pig_mau_mau.flow import required_call
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BET,

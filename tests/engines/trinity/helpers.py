@@ -21,7 +21,7 @@ from engines.core.engine import Emitted
 from engines.core.errors import IllegalMove
 from engines.trinity import ENGINE
 from engines.trinity.cards import ALL_CARDS, name, parse
-from engines.trinity.engine import j_seat_of
+from engines.trinity.setup import j_seat_of
 from tests.engines import helpers as shared
 
 ROW_INDEX = {"J": 0, "Q": 1, "K": 2}

@@ -32,8 +32,9 @@ from typing import Any
 from croupier.bench.bots import run_bots_bench
 from croupier.bench.cpu import parse_cpus, py_spy
 from croupier.bench.engines import run_engine_bench
-from croupier.bench.service import GAME_IDS, run_service_bench
+from croupier.bench.service import run_service_bench
 from croupier.bench.watch import run_watch_bench
+from croupier.messages import GAME_IDS
 
 
 def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:

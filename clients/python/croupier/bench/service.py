@@ -19,9 +19,8 @@ from croupier.bench.report import service_report
 from croupier.bench.server import Server, seats_of, server_for
 from croupier.bench.spec import ClientSpec, Phase
 from croupier.bench.stats import Sample
-from croupier.v1 import game_service_pb2 as pb
+from croupier.messages import GAME_IDS
 
-GAME_IDS = [f.name for f in pb.CreateGameRequest.DESCRIPTOR.oneofs_by_name["options"].fields]
 GAP_S = 0.3  # between phases: the last calls of one drain before the next starts
 
 

@@ -464,7 +464,7 @@ class GameView(_message.Message):
     name: _builtins.str
     """The game's resource name, `games/{id}`."""
     game_type: _builtins.str
-    """The game id: `whats_your_name`, `one_card`, `pig_mau_mau`, `vampire_queen` or `trinity`."""
+    """The game id: the name of the member set in `game` (and in CreateGameRequest's `options`)."""
     etag: _builtins.str
     """The etag of the state this view shows."""
     seats: _builtins.int

@@ -1,4 +1,5 @@
-"""What a legal act does to the state (OC-3..OC-6), and the automatic steps after it (C-6).
+"""What a legal act does to the state (OC-3 a turn, OC-4 special cards, OC-5 the call, OC-6 the
+end), and the automatic steps after it (C-6).
 
 The caller has checked the act with `rules.violation`. Effects:
 - a discard: its special effect (attack, Jump, U-turn, colour naming, Quatran demand), the

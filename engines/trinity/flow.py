@@ -1,4 +1,5 @@
-"""Carrying out a validated move, and the automatic steps that follow it (C-6).
+"""Carrying out a validated move (TR-3 the action and the draw, TR-4 card effects), and the
+automatic steps that follow it (C-6, TR-3.5).
 
 Every function here assumes `rules.violation` accepted the move. A step changes the state and
 returns its events; the game ends the moment the board is complete (TR-5.1), a Jack, Queen or
@@ -37,6 +38,8 @@ from engines.trinity.rules import (
     SUIT_EFFECT,
     SWAP,
     Choice,
+    active_seat,
+    forced_choice,
     gift_receiver,
     has_special,
     row_of_seat,
@@ -57,6 +60,22 @@ def public(event: TrinityEvent) -> Emitted[TrinityEvent]:
 
 
 def perform(state: TrinityState, seat: int, choice: Choice) -> Emits:
+    """Carry out a validated choice, then every step that follows with a single possible move."""
+    events = _carry_out(state, seat, choice)
+    # C-6: a step with a single possible move (the last card to discard, the only possible
+    # part of a 10 or an A) is made for the player.
+    while state.step != ACTION:
+        actor = active_seat(state)
+        if actor is None:
+            break
+        forced = forced_choice(state, actor)
+        if forced is None:
+            break
+        events += _carry_out(state, actor, forced)
+    return events
+
+
+def _carry_out(state: TrinityState, seat: int, choice: Choice) -> Emits:
     """Carry out one validated move of `seat`, given as a Choice (see `rules`)."""
     kind, a, b, c = choice
     if kind == "discard":

@@ -1,4 +1,4 @@
-"""The rounds of one game and its end (WN-3, WN-5, WN-6.3, WN-6.4, WN-7).
+"""What follows a move: the rounds of one game and its end (WN-3, WN-5, WN-6.3, WN-6.4, WN-7).
 
 Play round: every seat secretly commits a card; the last commitment reveals all (WN-3.1) and
 fixes the drafting order (WN-3.2). A 13 sweeps the stage (WN-3.4); otherwise the seats draft
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_DRAFT,
     WHATS_YOUR_NAME_PHASE_FINAL,
+    WHATS_YOUR_NAME_PHASE_HIDE,
     WHATS_YOUR_NAME_PHASE_OVER,
     WHATS_YOUR_NAME_PHASE_PLAY,
     WhatsYourNameState,
@@ -271,3 +272,20 @@ def _end_game(state: WhatsYourNameState, out: Out) -> None:
     deal_game(state, out)  # WN-7.2: the next game of the match
     if not state.options.hidden_card:
         start_round(state, out)
+
+
+def after_deal(state: WhatsYourNameState, out: Out) -> None:
+    """After the first deal: round 1 starts at once, unless hidden cards come first (WN-7.1)."""
+    if state.phase != WHATS_YOUR_NAME_PHASE_HIDE:
+        start_round(state, out)
+
+
+def use_mirror(state: WhatsYourNameState, seat: int, rank: int, out: Out) -> None:
+    """WN-7.2: discard the mirror with the holder's acquired card of `rank`."""
+    acquired = state.positions[seat].acquired
+    index = next(i for i, c in enumerate(acquired) if c % RANKS + 1 == rank)
+    card = acquired[index]
+    del acquired[index]
+    state.discarded.append(card)
+    state.ClearField("mirror_seat")
+    emit(out, Event(mirror_used=Event.MirrorUsed(seat=seat, card=to_card(card))))
