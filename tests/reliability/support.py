@@ -142,11 +142,15 @@ def alive(server: LocalServer) -> bool:
 def servers(
     redis_url: str, count: int, *extra_args: str, **kwargs: Any
 ) -> Iterator[list[LocalServer]]:
-    """`count` croupier-server processes sharing one Redis."""
+    """`count` croupier-server processes sharing one Redis. The per-address limit of calls
+    without a credential is off: these tests load the servers with many players' spectator
+    reads from one loopback address, which in play would come from many addresses (the limit
+    is tested in tests/service/test_access.py)."""
     started: list[LocalServer] = []
+    args = ("--anonymous-rate-limit", "0", *extra_args)
     try:
         for _ in range(count):
-            started.append(LocalServer(redis_url, extra_args=extra_args, **kwargs).start())
+            started.append(LocalServer(redis_url, extra_args=args, **kwargs).start())
         yield started
     finally:
         for server in started:

@@ -178,7 +178,9 @@ async def make_players(
 
 async def hold(players: list[Player], go: asyncio.Event) -> None:
     go.clear()
-    deadline = time.monotonic() + DEADLINE + 5
+    # A player parks after its current step: at most three calls (GetGame, ListLegalMoves,
+    # ApplyMove), each bounded by DEADLINE; the rest is margin for a busy machine.
+    deadline = time.monotonic() + 3 * DEADLINE + 10
     while not all(p.parked or p.finished for p in players):
         assert time.monotonic() < deadline, "players did not stop"
         await asyncio.sleep(0.02)

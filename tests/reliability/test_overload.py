@@ -31,8 +31,6 @@ from pathlib import Path
 import grpc
 import pytest
 import redis
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
 
 from croupier.client import MAX_ATTEMPTS, Croupier
@@ -44,6 +42,7 @@ from service import keys
 from service.embedded_redis import EmbeddedRedis, free_port
 from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
 from tests.reliability.support import game_id, record
+from tests.service.helpers import status_of
 
 FIRED = 5_000
 CHANNELS = 4
@@ -67,20 +66,10 @@ def store() -> Iterator[EmbeddedRedis]:
 
 def _refusal(error: grpc.aio.AioRpcError) -> tuple[str, str, float | None, str | None]:
     """The code, ErrorInfo reason, RetryInfo delay and retry pushback trailer of a refusal."""
-    reason, delay = "", None
-    status = rpc_status.from_call(error)
-    for detail in status.details if status is not None else ():
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            reason = info.reason
-        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-            retry = error_details_pb2.RetryInfo()
-            detail.Unpack(retry)
-            delay = retry.retry_delay.ToMilliseconds() / 1000
+    code, reason, delay = status_of(error)
     trailers = dict(error.trailing_metadata() or ())
     pushback = trailers.get("grpc-retry-pushback-ms")
-    return error.code().name, reason, delay, pushback if isinstance(pushback, str) else None
+    return code.name, reason, delay, pushback if isinstance(pushback, str) else None
 
 
 async def _burst(

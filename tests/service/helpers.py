@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import cast
 
+import grpc
 import redis
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from croupier.bots import RandomBot
 from croupier.client import Croupier
@@ -91,3 +94,19 @@ def finish(
         moves += 1
         view = clients[moves % len(clients)].get(name, credentials[0])
     return view, moves
+
+
+def status_of(error: grpc.RpcError) -> tuple[grpc.StatusCode, str, float | None]:
+    """The code, the ErrorInfo reason and the RetryInfo delay (seconds) of a refused call."""
+    reason, delay = "", None
+    status = rpc_status.from_call(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            reason = info.reason
+        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+            delay = retry.retry_delay.ToMilliseconds() / 1000
+    return error.code(), reason, delay

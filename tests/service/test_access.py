@@ -17,11 +17,9 @@ from typing import Any
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from grpc_status import rpc_status
 
 from croupier.client import Croupier
 from croupier.errors import CroupierError
@@ -33,7 +31,7 @@ from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from service.embedded_redis import free_port
 from service.limits import peer_address
-from tests.service.helpers import create
+from tests.service.helpers import create, status_of
 
 BENCHMARK_SERVICE = "croupier.v1.BenchmarkService"
 
@@ -130,22 +128,6 @@ def test_a_seat_may_use_a_request_id_another_seat_used(client: Croupier) -> None
 
 
 # --- calls without a credential are rate-limited per address -------------------------------
-
-
-def status_of(error: grpc.RpcError) -> tuple[grpc.StatusCode, str, float | None]:
-    """The code, the ErrorInfo reason and the RetryInfo delay (seconds) of a refused call."""
-    reason, delay = "", None
-    status = rpc_status.from_call(error)
-    for detail in status.details if status is not None else ():
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            reason = info.reason
-        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-            retry = error_details_pb2.RetryInfo()
-            detail.Unpack(retry)
-            delay = retry.retry_delay.ToMilliseconds() / 1000
-    return error.code(), reason, delay
 
 
 @pytest.fixture(scope="module")
