@@ -16,4 +16,3 @@ class StrongBot(ScoringBot):
         if card > best_on_trick:
             return 100 - card  # the lowest card that beats the trick
         return -card  # cannot win: keep the high cards for later tricks
-
