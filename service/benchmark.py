@@ -25,6 +25,9 @@ class BenchmarkService(benchmark_service_pb2_grpc.BenchmarkServiceServicer):
     def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
         self._games.admit(call, context)
 
+    def refused(self, error: errors.ServiceError, context: grpc.aio.ServicerContext) -> None:
+        self._games.refused(error, context)
+
     @unary
     async def Echo(
         self, request: pb.EchoRequest, context: grpc.aio.ServicerContext, call: CallLog

@@ -144,6 +144,7 @@ def unary(
         except Exception as exc:
             error = _to_service_error(exc)
             call.fail(error)
+            self.refused(error, context)
             await context.abort_with_status(error.to_status())
             raise  # not reached: abort raises
         finally:
@@ -181,6 +182,7 @@ def streaming(
         except Exception as exc:
             error = _to_service_error(exc)
             call.fail(error)
+            self.refused(error, context)
             await context.abort_with_status(error.to_status())
         finally:
             self.overload.watch_streams.leave()

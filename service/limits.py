@@ -34,6 +34,15 @@ class RateLimiter:
             self._buckets.popitem(last=False)
         return None if allowed else (1.0 - tokens) / self.rate
 
+    def wait(self, key: str, now: float | None = None) -> float | None:
+        """What `acquire` would answer, without taking a token."""
+        if self.rate <= 0 or key not in self._buckets:
+            return None
+        now = time.monotonic() if now is None else now
+        tokens, last = self._buckets[key]
+        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        return None if tokens >= 1.0 else (1.0 - tokens) / self.rate
+
 
 def peer_address(peer: str) -> str:
     """The address a call comes from, without its port: the key of the rate limit of calls

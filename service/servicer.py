@@ -44,6 +44,13 @@ log = structlog.get_logger(__name__)
 # Calls whose bearer token, on a server without operator keys, proves nothing (anyone may
 # create a game, nobody is an operator) or that take none (JoinGame): rate-limited per address,
 # so that made-up tokens are not fresh buckets.
+_CREDENTIAL_REFUSALS = frozenset(
+    {
+        errors.Reason.CREDENTIAL_REJECTED,
+        errors.Reason.CREDENTIAL_MALFORMED,
+        errors.Reason.OPERATOR_KEY_REJECTED,
+    }
+)
 _ADDRESS_LIMITED = frozenset({"CreateGame", "ListGames", "ReissueCredential", "JoinGame"})
 MAX_JOIN_CODE = 256
 LOBBY_PREFIX = keys.lobby_index(0).rsplit(":", 1)[0] + ":"
@@ -101,6 +108,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._operator_hashes = [auth.credential_hash(k.strip()) for k in keys if k.strip()]
         self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
         self._anonymous = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
+        # Credentials the server refused, per address: a made-up token is no credential, so
+        # guessing them is limited like calls without one (each guess costs a store read).
+        self._refused = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
         self._watchers = WatcherCount(settings.max_watchers_per_game)
         self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
@@ -121,6 +131,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         )
         if not anonymous:
             assert call.token is not None
+            wait = self._refused.wait(peer_address(context.peer()))
+            if wait is not None:
+                raise errors.resource_exhausted(
+                    errors.Reason.RATE_LIMITED,
+                    f"more than {self._settings.anonymous_rate_limit:g} refused credentials per"
+                    f" second from this address; retry in {wait:.2f} s",
+                    retry_after=wait,
+                )
             wait = self._limiter.acquire(call.token)
             if wait is not None:
                 raise errors.resource_exhausted(
@@ -140,6 +158,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 f" credential from this address; retry in {wait:.2f} s",
                 retry_after=wait,
             )
+
+    def refused(self, error: errors.ServiceError, context: grpc.aio.ServicerContext) -> None:
+        """Count a refused credential or operator key against its address (see `admit`)."""
+        if error.reason in _CREDENTIAL_REFUSALS:
+            self._refused.acquire(peer_address(context.peer()))
 
     async def _read(self, game_id: str, request_id: str | None = None) -> Snapshot:
         """The game (and the record of `request_id`) from the store."""

@@ -146,6 +146,45 @@ def web_port(server: LocalServer) -> int:
     return int(server.args[server.args.index("--web-port") + 1])
 
 
+def test_made_up_credentials_count_against_their_address(store_url: str) -> None:
+    """Guessing seat credentials is no way around the per-address limit: each credential the
+    server refuses counts against its address like a call without one, and past the limit
+    the address's calls with a token are RATE_LIMITED (with RetryInfo) before any read. The
+    limit refills at its rate: a real seat credential from that address works again."""
+    with (
+        LocalServer(
+            store_url, extra_args=("--anonymous-rate-limit", "2", "--anonymous-rate-burst", "10")
+        ) as server,
+        Croupier(server.target) as client,
+        grpc.insecure_channel(server.target) as channel,
+    ):
+        game = create(client, "vampire_queen", 3, seed=5)
+        stub = GameServiceStub(channel)
+
+        def get(credential: str) -> tuple[grpc.StatusCode, str, float | None]:
+            metadata = [("authorization", f"Bearer {credential}")]
+            try:
+                stub.GetGame(pb.GetGameRequest(name=game.name), metadata=metadata, timeout=10)
+            except grpc.RpcError as error:
+                return status_of(error)
+            return grpc.StatusCode.OK, "", None
+
+        started = time.monotonic()
+        outcomes = [get(f"cs_guess-{number}") for number in range(30)]
+        elapsed = time.monotonic() - started
+        rejected = [o for o in outcomes if o[:2] == (grpc.StatusCode.PERMISSION_DENIED,
+                                                      "CREDENTIAL_REJECTED")]  # fmt: skip
+        limited_out = [o for o in outcomes if o[:2] == (grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                                         "RATE_LIMITED")]  # fmt: skip
+        assert len(rejected) + len(limited_out) == len(outcomes), outcomes
+        assert 10 <= len(rejected) <= 10 + 2 * elapsed + 1, (len(rejected), elapsed)
+        assert limited_out
+        assert all(delay is not None and 0 < delay <= 1.0 for _, _, delay in limited_out)
+        time.sleep(1.0)  # two tokens at 2/s
+        code, _, _ = get(game.seat_credentials[0])
+        assert code == grpc.StatusCode.OK
+
+
 def test_a_tokenless_flood_is_refused_with_retry_info(limited: LocalServer) -> None:
     """40 tokenless CreateGame calls at once from one address: at most the burst (plus what
     the rate refills meanwhile) are created, the rest are RESOURCE_EXHAUSTED / RATE_LIMITED
