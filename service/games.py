@@ -98,6 +98,7 @@ class LoadedGame:
         view.status = self.status()
         if self.stored.rematch:
             view.rematch = game_name(self.stored.rematch)
+        view.bot_levels.extend(self.stored.bot_levels)
         if seat is not None:
             view.viewer_seat = seat
         result = engine.result(state)
@@ -185,6 +186,7 @@ def replayed_updates(
             move_count=index + 1,
             player_ids=base.player_ids,
             credential_hashes=base.credential_hashes,
+            bot_levels=base.bot_levels,
         )
         game = LoadedGame(current.game_id, version, stored, engine, state)
         update = WatchGameResponse(view=game.view(seat))

@@ -69,6 +69,11 @@ FEED_LOST = Counter(
     "croupier_feed_lost",
     "Event-feed entries not appended: the store failed after the game's own write was made.",
 )
+BOT_MOVES = Counter(
+    "croupier_bot_moves",
+    "Moves of bot seats written by this process, by bot level.",
+    ["level"],
+)  # fmt: skip
 REMEMBERED_STATES = Counter(
     "croupier_remembered_states",
     "ApplyMove calls by the state the process remembered of the game: current (the move's read"

@@ -10,7 +10,8 @@ import hmac
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import grpc
 import structlog
@@ -19,9 +20,11 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
 from engines.core import rng
+from engines.core.bots import MAX_MOVES as MAX_BOT_MOVES
+from engines.core.engine import Emitted
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
-from service import auth, errors, keys, lobby, metrics, overload
+from service import auth, bots, errors, keys, lobby, metrics, overload
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.fanout import WatchQueue
@@ -108,6 +111,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._page_secret: bytes | None = (
             settings.page_token_secret.encode() if settings.page_token_secret else None
         )
+        # The bot seats this process is playing now, one task per game.
+        self._bot_tasks: dict[str, asyncio.Task[None]] = {}
 
     def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
         """Refuse a call over its credential's rate, or, without a credential, over its
@@ -220,6 +225,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             )
         for player in players:
             lobby.check_player_id(player, "player_ids")
+        levels = self._check_bot_levels(request, call)
         _check_request_id(request.request_id)
         digest = _digest(request.SerializeToString(deterministic=True))
         # With operator keys the record is the key's own: another key (or a guess) sending the
@@ -240,25 +246,33 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 errors.Reason.INVALID_OPTIONS, exc.field, exc.message
             ) from exc
         players = players or [""] * request.seats
-        # With open seats, a seat without a player waits for JoinGame: no credential yet.
+        # With open seats, a seat without a player waits for JoinGame: no credential yet; a bot
+        # seat never has one.
         credentials = [
-            "" if request.open_seats and not player else auth.new_credential() for player in players
+            "" if level or (request.open_seats and not player) else auth.new_credential()
+            for player, level in zip(players, levels or [""] * request.seats, strict=True)
         ]
+        hashes = [auth.credential_hash(c) if c else b"" for c in credentials]
+        for seat, level in enumerate(levels):
+            if level:
+                hashes[seat] = bots.BOT_SEAT_HASH
         join_code = auth.new_join_code() if request.open_seats else ""
         stored = StoredGame(
             game_type=game_type,
             display_names=names or [""] * request.seats,
-            credential_hashes=[auth.credential_hash(c) if c else b"" for c in credentials],
+            credential_hashes=hashes,
             player_ids=players,
             join_code_hash=auth.credential_hash(join_code) if join_code else b"",
             public=request.public,
             create_time_ms=lobby.now_ms(),
+            bot_levels=levels,
         )
         getattr(stored, game_type).CopyFrom(state)
         game_id = secrets.token_hex(12)
         call.game = game_id
         game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
         await self._write_new(game)
+        self._start_bots(game)
         response = pb.CreateGameResponse(
             name=game_name(game_id),
             etag=game.etag,
@@ -348,6 +362,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             or request.player_ids
             or request.open_seats
             or request.public
+            or request.bot_levels
         ):
             raise errors.invalid_argument(
                 errors.Reason.INVALID_REMATCH,
@@ -383,6 +398,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             current = await self._update(old)
             if current is None:
                 call.game = new.game_id
+                self._start_bots(new)
                 return pb.CreateGameResponse(
                     name=game_name(new.game_id), etag=new.etag, view=new.view(None)
                 )
@@ -412,6 +428,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.GetGameResponse:
         call.game = game_id = _game_id(request.name)
         game = await self._load(game_id, call)
+        self._start_bots(game)
         seat = self._seat(game, call, required=False)
         response = pb.GetGameResponse()
         game.fill_view(response.view, seat)
@@ -475,6 +492,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
                 await self._feed_move(game_id, commit.expected_version + 1, response)
+                if response.view.bot_levels:
+                    self._start_bots_of(game_id)
                 return response
             if result.too_late:
                 raise errors.deadline_exceeded()
@@ -549,6 +568,21 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             raise errors.invalid_argument(
                 errors.Reason.MALFORMED_MOVE, f"move.{game.engine.game_id}.{exc.field}", exc.message
             ) from exc
+        return self._move_commit(game, seat, request.move, emitted, request_id, digest, deadline_ms)
+
+    def _move_commit(
+        self,
+        game: LoadedGame,
+        seat: int,
+        move: pb.Move,
+        emitted: Sequence[Emitted[Any]],
+        request_id: str | None,
+        digest: bytes,
+        deadline_ms: int,
+    ) -> tuple[pb.ApplyMoveResponse, Commit]:
+        """The response to a move `seat` made on `game` (applied to its state, which emitted
+        `emitted`) and the write that records it: one write, log entry and notification per
+        move, whether a credential's (ApplyMove) or a bot seat's."""
         expected = game.version
         game.version += 1
         game.stored.move_count += 1
@@ -567,9 +601,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             game_id=game.game_id,
             expected_version=expected,
             data=data,
-            log_entry=LoggedMove(
-                seat=seat, move=request.move, version=game.version
-            ).SerializeToString(),
+            log_entry=LoggedMove(seat=seat, move=move, version=game.version).SerializeToString(),
             notification_head=head,
             ttl_seconds=self._settings.finished_ttl_seconds
             if over
@@ -675,6 +707,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     players,
                     seat=seat,
                 )
+                self._start_bots(game)
                 return pb.JoinGameResponse(
                     seat=seat, seat_credential=credential, view=game.view(seat)
                 )
@@ -737,6 +770,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     f"this game's seats are 0 to {game.state.seats - 1}",
                 )
             call.seat = request.seat
+            if bots.level_of(game, request.seat):
+                raise errors.failed_precondition(
+                    errors.Reason.BOT_SEAT,
+                    "seat",
+                    "this seat is played by the service's bot: it has no credential",
+                )
             if not game.stored.credential_hashes[request.seat]:
                 raise errors.failed_precondition(
                     errors.Reason.SEAT_OPEN, "seat", "this seat is open: it is claimed by JoinGame"
@@ -748,6 +787,89 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return pb.ReissueCredentialResponse(seat_credential=credential)
             game = self._decode(game_id, current, call)
         raise errors.contention()
+
+    def _check_bot_levels(self, request: pb.CreateGameRequest, call: CallLog) -> list[str]:
+        """CreateGame's bot seats: one level per seat or none, each empty (a human) or a
+        known level; every seat a bot only with the operator key."""
+        levels = list(request.bot_levels)
+        if not levels:
+            return []
+        if len(levels) != request.seats:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_BOT_LEVEL,
+                "bot_levels",
+                "give one bot level per seat (empty for a human seat), or none",
+            )
+        for level in levels:
+            if level and not bots.known_level(level):
+                shown = level[:32].encode("ascii", "backslashreplace").decode()
+                raise errors.invalid_argument(
+                    errors.Reason.INVALID_BOT_LEVEL,
+                    "bot_levels",
+                    f"no bot level {shown!r}: the levels are 'random' and 'strong'",
+                )
+        for level, player in zip(levels, request.player_ids, strict=False):
+            if level and player:
+                raise errors.invalid_argument(
+                    errors.Reason.INVALID_BOT_LEVEL,
+                    "bot_levels",
+                    "a bot seat has no player id: leave the seat's player id empty",
+                )
+        if all(levels):
+            operator = (
+                call.token is not None
+                and bool(self._operator_hashes)
+                and auth.is_operator(call.token, self._operator_hashes)
+            )
+            if not operator:
+                raise errors.all_seats_bots()
+        return levels if any(levels) else []
+
+    def _start_bots(self, game: LoadedGame) -> None:
+        """Play the game's bot seats in the background when one of them may act now."""
+        if bots.next_bot_move(game) is not None:
+            self._start_bots_of(game.game_id)
+
+    def _start_bots_of(self, game_id: str) -> None:
+        if game_id in self._bot_tasks:
+            return
+        task = asyncio.get_running_loop().create_task(self._play_bots(game_id))
+        self._bot_tasks[game_id] = task
+        task.add_done_callback(lambda _: self._bot_tasks.pop(game_id, None))
+
+    async def _play_bots(self, game_id: str) -> None:
+        """Play the game's bot seats while one may act: each move decided from the seat's
+        view, written with the version's compare-and-set like any move (a human's move, or
+        another replica's bot move, that lands first makes this one decide again)."""
+        try:
+            snapshot = self._states.get(game_id) or await self._read(game_id)
+            for _ in range(MAX_BOT_MOVES):
+                game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+                chosen = bots.next_bot_move(game)
+                if chosen is None:
+                    return
+                emitted = game.engine.apply(game.state, chosen.seat, chosen.move)
+                response, commit = self._move_commit(
+                    game, chosen.seat, game.wrap_move(chosen.move), emitted, None, b"", 0
+                )
+                result = await self._store.commit(commit)
+                if result.written:
+                    metrics.BOT_MOVES.labels(chosen.level).inc()
+                    snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
+                    self._states.put(game_id, snapshot.version, snapshot.data)
+                    await self._feed_move(game_id, snapshot.version, response)
+                    continue
+                if result.current is None:
+                    self._states.forget(game_id)
+                    return
+                snapshot = result.current
+                self._states.put(game_id, snapshot.version, snapshot.data)
+        except (StoreUnavailable, errors.ServiceError) as exc:
+            # Nothing half-written: the next read of the game (GetGame, a watch stream's poll)
+            # by any replica starts the bots again.
+            log.warning("bot_moves_stopped", game=game_id, error=str(exc))
+        except Exception:
+            log.exception("bot_moves_failed", game=game_id)
 
     def _require_operator(self, call: CallLog) -> None:
         if not self._operator_hashes:
@@ -909,7 +1031,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                         )
                     except TimeoutError:
                         # A notification can be lost (a failover, a pub/sub reconnection).
-                        behind = (await self._read(game_id)).version > game.version
+                        snapshot = await self._read(game_id)
+                        behind = snapshot.version > game.version
+                        if not behind:
+                            # A bot seat left waiting (the process playing it stopped).
+                            self._start_bots(game)
                     else:
                         published = self._notifications.decode(game_id, payload)
                         if published.game.version == game.version + 1:
@@ -976,6 +1102,7 @@ def _rematch_of(old: LoadedGame) -> LoadedGame:
         public=before.public,
         create_time_ms=lobby.now_ms(),
         rematch_of=old.game_id,
+        bot_levels=before.bot_levels,
     )
     getattr(stored, before.game_type).CopyFrom(state)
     game_id = secrets.token_hex(12)

@@ -94,11 +94,14 @@ class Croupier:
         player_ids: Sequence[str] = (),
         open_seats: bool = False,
         public: bool = False,
+        bot_levels: Sequence[str] = (),
     ) -> pb.CreateGameResponse:
         """`request_id`: a UUID (`str(uuid.uuid4())`), kept to retry with; a retry returns the
         first response, seat credentials included (docs/api.md). `player_ids`: your app's user
         ids, one per seat; `open_seats`: seats without a player id are left for JoinGame (the
-        response's `join_code`); `public`: list the game in the lobby while seats are open."""
+        response's `join_code`); `public`: list the game in the lobby while seats are open;
+        `bot_levels`: one per seat, `random` or `strong` for a seat the server plays itself, empty
+        for a human seat (docs/api.md, "Bot seats")."""
         request = pb.CreateGameRequest(
             seats=seats,
             display_names=display_names,
@@ -106,6 +109,7 @@ class Croupier:
             player_ids=player_ids,
             open_seats=open_seats,
             public=public,
+            bot_levels=bot_levels,
         )
         getattr(request, game_of_options(options)).CopyFrom(options)
         if seed is not None:

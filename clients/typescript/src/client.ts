@@ -71,6 +71,9 @@ export interface CreateOptions {
   openSeats?: boolean;
   /** List the game in the lobby (ListGames without the operator key) while seats are open. */
   public?: boolean;
+  /** One per seat: `random` or `strong` for a seat the server plays itself, empty for a human
+   *  seat (a bot seat gets no credential). Every seat a bot needs the operator key. */
+  botLevels?: string[];
   /** Retry-safe id, a UUID (e.g. `crypto.randomUUID()`): a retry with it returns the first
    *  response, seat credentials included, to this caller only. Anything else: INVALID_ARGUMENT. */
   requestId?: string;
@@ -139,6 +142,7 @@ export class Croupier {
           playerIds: extra.playerIds ?? [],
           openSeats: extra.openSeats ?? false,
           public: extra.public ?? false,
+          botLevels: extra.botLevels ?? [],
           ...(extra.seed !== undefined ? { seed: BigInt(extra.seed) } : {}),
         },
         this.options(this.operatorKey),

@@ -73,6 +73,7 @@ class CreateGameRequest(_message.Message):
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     PUBLIC_FIELD_NUMBER: _builtins.int
     REMATCH_OF_FIELD_NUMBER: _builtins.int
+    BOT_LEVELS_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """Number of seats (players)."""
     seed: _builtins.int
@@ -128,6 +129,17 @@ class CreateGameRequest(_message.Message):
         at most 128 characters; not secrets, never credentials). Empty: no player.
         """
 
+    @_builtins.property
+    def bot_levels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Optional bot seats: one entry per seat or none. An empty entry is a human seat; a level
+        (`random` or `strong`, docs/bots.md) makes the seat a bot that the service plays itself,
+        from that seat's view alone, right after each write that leaves it active (each bot move
+        its own write and its own WatchGame update). A bot seat has no credential (an empty string
+        in seat_credentials), is never open and is never reissued. Every seat a bot (a
+        simulation) needs the operator key: PERMISSION_DENIED `ALL_SEATS_BOTS` otherwise; an
+        unknown level is INVALID_ARGUMENT `INVALID_BOT_LEVEL`.
+        """
+
     def __init__(
         self,
         *,
@@ -144,10 +156,11 @@ class CreateGameRequest(_message.Message):
         open_seats: _builtins.bool = ...,
         public: _builtins.bool = ...,
         rematch_of: _builtins.str = ...,
+        bot_levels: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "one_card", b"one_card", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "display_names", b"display_names", "one_card", b"one_card", "open_seats", b"open_seats", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch_of", b"rematch_of", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_levels", b"bot_levels", "display_names", b"display_names", "one_card", b"one_card", "open_seats", b"open_seats", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch_of", b"rematch_of", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -456,6 +469,7 @@ class GameView(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     REMATCH_FIELD_NUMBER: _builtins.int
+    BOT_LEVELS_FIELD_NUMBER: _builtins.int
     WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
     ONE_CARD_FIELD_NUMBER: _builtins.int
     PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
@@ -498,6 +512,12 @@ class GameView(_message.Message):
         """The seats not yet claimed, in seat order."""
 
     @_builtins.property
+    def bot_levels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The level of each bot seat (`random`, `strong`), empty strings for human seats; empty
+        when the game has no bot seat.
+        """
+
+    @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameView:
         """What's Your Name? view."""
 
@@ -533,6 +553,7 @@ class GameView(_message.Message):
         status: Global___GameStatus.ValueType = ...,
         open_seats: _abc.Iterable[_builtins.int] | None = ...,
         rematch: _builtins.str = ...,
+        bot_levels: _abc.Iterable[_builtins.str] | None = ...,
         whats_your_name: _whats_your_name_pb2.WhatsYourNameView | None = ...,
         one_card: _one_card_pb2.OneCardView | None = ...,
         pig_mau_mau: _pig_mau_mau_pb2.PigMauMauView | None = ...,
@@ -541,7 +562,7 @@ class GameView(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "result", b"result", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "display_names", b"display_names", "etag", b"etag", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "bot_levels", b"bot_levels", "display_names", b"display_names", "etag", b"etag", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015

@@ -40,6 +40,7 @@ class StoredGame(_message.Message):
     CREATE_TIME_MS_FIELD_NUMBER: _builtins.int
     REMATCH_FIELD_NUMBER: _builtins.int
     REMATCH_OF_FIELD_NUMBER: _builtins.int
+    BOT_LEVELS_FIELD_NUMBER: _builtins.int
     WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
     ONE_CARD_FIELD_NUMBER: _builtins.int
     PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
@@ -74,6 +75,12 @@ class StoredGame(_message.Message):
         """Player ids, one per seat (empty strings where none); absent in games stored before."""
 
     @_builtins.property
+    def bot_levels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The bot level of each seat (empty: a human seat); empty when the game has no bot seat.
+        A bot seat's credential hash is BOT_SEAT_HASH, which no credential's SHA-256 equals.
+        """
+
+    @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameState:
         """What's Your Name? state."""
 
@@ -106,6 +113,7 @@ class StoredGame(_message.Message):
         create_time_ms: _builtins.int = ...,
         rematch: _builtins.str = ...,
         rematch_of: _builtins.str = ...,
+        bot_levels: _abc.Iterable[_builtins.str] | None = ...,
         whats_your_name: _whats_your_name_pb2.WhatsYourNameState | None = ...,
         one_card: _one_card_pb2.OneCardState | None = ...,
         pig_mau_mau: _pig_mau_mau_pb2.PigMauMauState | None = ...,
@@ -114,7 +122,7 @@ class StoredGame(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_levels", b"bot_levels", "create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_state: _TypeAlias = _typing.Literal["whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity"]  # noqa: Y015
     _WhichOneofArgType_state: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
