@@ -72,6 +72,7 @@ class Reason(StrEnum):
     INVALID_BOT_LEVEL = "INVALID_BOT_LEVEL"
     ALL_SEATS_BOTS = "ALL_SEATS_BOTS"
     BOT_SEAT = "BOT_SEAT"
+    INVALID_CLOCK = "INVALID_CLOCK"
 
 
 @dataclass

@@ -21,10 +21,11 @@ from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
 from engines.core import rng
 from engines.core.bots import MAX_MOVES as MAX_BOT_MOVES
+from engines.core.bots import bot_for, decision_rng
 from engines.core.engine import Emitted
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
-from service import auth, bots, errors, keys, lobby, metrics, overload
+from service import auth, bots, clocks, errors, keys, lobby, metrics, overload
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.fanout import WatchQueue
@@ -226,6 +227,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         for player in players:
             lobby.check_player_id(player, "player_ids")
         levels = self._check_bot_levels(request, call)
+        clock = clocks.check(request.clock)
         _check_request_id(request.request_id)
         digest = _digest(request.SerializeToString(deterministic=True))
         # With operator keys the record is the key's own: another key (or a guess) sending the
@@ -266,12 +268,15 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             public=request.public,
             create_time_ms=lobby.now_ms(),
             bot_levels=levels,
+            clock=clock,
         )
         getattr(stored, game_type).CopyFrom(state)
         game_id = secrets.token_hex(12)
         call.game = game_id
         game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
+        clocks.refresh(game, None, clocks.now_ms())
         await self._write_new(game)
+        await self._schedule(game)
         self._start_bots(game)
         response = pb.CreateGameResponse(
             name=game_name(game_id),
@@ -363,6 +368,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             or request.open_seats
             or request.public
             or request.bot_levels
+            or request.HasField("clock")
         ):
             raise errors.invalid_argument(
                 errors.Reason.INVALID_REMATCH,
@@ -393,7 +399,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 )
             if new is None:
                 new = _rematch_of(old)
+                clocks.refresh(new, None, clocks.now_ms())
                 await self._write_new(new)
+                await self._schedule(new)
             old.stored.rematch = new.game_id
             current = await self._update(old)
             if current is None:
@@ -492,6 +500,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
                 await self._feed_move(game_id, commit.expected_version + 1, response)
+                await self._schedule_view(game_id, response.view)
                 if response.view.bot_levels:
                     self._start_bots_of(game_id)
                 return response
@@ -579,6 +588,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         request_id: str | None,
         digest: bytes,
         deadline_ms: int,
+        timeout: tuple[int, int] | None = None,
     ) -> tuple[pb.ApplyMoveResponse, Commit]:
         """The response to a move `seat` made on `game` (applied to its state, which emitted
         `emitted`) and the write that records it: one write, log entry and notification per
@@ -586,6 +596,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         expected = game.version
         game.version += 1
         game.stored.move_count += 1
+        clocks.refresh(game, seat, clocks.now_ms())
         response = pb.ApplyMoveResponse(etag=game.etag)
         game.add_events(response.events, emitted, seat)
         game.fill_view(response.view, seat)
@@ -601,7 +612,13 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             game_id=game.game_id,
             expected_version=expected,
             data=data,
-            log_entry=LoggedMove(seat=seat, move=move, version=game.version).SerializeToString(),
+            log_entry=LoggedMove(
+                seat=seat,
+                move=move,
+                version=game.version,
+                timeout_deadline_ms=timeout[0] if timeout else 0,
+                timeout_fired_ms=timeout[1] if timeout else 0,
+            ).SerializeToString(),
             notification_head=head,
             ttl_seconds=self._settings.finished_ttl_seconds
             if over
@@ -696,8 +713,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             stored.player_ids.extend(players)
             stored.credential_hashes[seat] = auth.credential_hash(credential)
             stored.display_names[seat] = name
+            clocks.refresh(game, None, clocks.now_ms())  # the last seat claimed: the clock runs
             current = await self._update(game)
             if current is None:
+                await self._schedule(game)
                 call.seat = seat
                 await self._feed(
                     pb.FeedEvent.Kind.KIND_SEAT_JOINED,
@@ -825,6 +844,91 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 raise errors.all_seats_bots()
         return levels if any(levels) else []
 
+    async def _schedule(self, game: LoadedGame) -> None:
+        """Put the game's next deadline in the due index (after the game's write: the entry
+        is only a hint, checked against the game's own state when it comes due)."""
+        deadline = clocks.next_deadline(game)
+        if deadline is not None:
+            await self._schedule_entry(clocks.due_entry(game, deadline))
+
+    async def _schedule_view(self, game_id: str, view: pb.GameView) -> None:
+        if view.deadlines:
+            deadline = min(d.deadline.ToMilliseconds() for d in view.deadlines)
+            bucket = keys.bucket_of(game_id, keys.DUE_BUCKETS)
+            await self._schedule_entry(IndexEntry(keys.due_index(bucket), deadline, game_id))
+
+    async def _schedule_entry(self, entry: IndexEntry) -> None:
+        try:
+            await self._store.index_add([entry])
+        except StoreUnavailable as exc:
+            # The game's write is made; its deadline is found again when the game is next
+            # written or read by a watch stream's poll.
+            metrics.DEADLINES_LOST.inc()
+            log.warning("deadline_not_indexed", game=entry.game_id, error=str(exc))
+
+    async def run_clocks(self) -> None:
+        """Every replica's sweep of the due index: each deadline that has passed is checked
+        against its game and acted on with the version's compare-and-set (exactly one replica's
+        write is made). Runs until cancelled."""
+        tick = self._settings.clock_tick_seconds
+        due_keys = clocks.due_keys()
+        while True:
+            try:
+                now = clocks.now_ms()
+                entries = await self._store.index_page(due_keys, (now, "g"), 256)
+                if entries:
+                    await asyncio.gather(*(self._fire(e) for e in entries))
+            except asyncio.CancelledError:
+                raise
+            except StoreUnavailable as exc:
+                log.warning("clock_sweep_failed", error=str(exc))
+            except Exception:
+                log.exception("clock_sweep_failed")
+            await asyncio.sleep(tick)
+
+    async def _fire(self, entry: IndexEntry) -> None:
+        """Act for the seats of one game whose deadlines have passed. The entry is removed
+        first and the game read after: a write that sets a new deadline meanwhile adds its own
+        entry after its commit, so either this read sees that write (and indexes its deadline
+        again below) or its entry survives the removal."""
+        game_id = entry.game_id
+        await self._store.index_remove([entry])
+        snapshot = await self._store.load(game_id)
+        for _ in range(self._settings.max_commit_attempts * 4):
+            if snapshot is None:
+                return
+            game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+            now = clocks.now_ms()
+            due = clocks.due_seats(game, now)
+            if not due:
+                await self._schedule(game)
+                self._start_bots(game)
+                return
+            seat = due[0]
+            deadline = game.stored.clock.deadline_ms[seat]
+            legal = game.engine.legal_moves(game.state, seat)
+            if not legal:
+                return
+            view = game.engine.view(game.state, seat)
+            rng = decision_rng(game.engine.setup_of(game.state).seed, game.stored.move_count, seat)
+            move = bot_for(game.engine.game_id, "strong").choose(seat, view, legal, rng)
+            emitted = game.engine.apply(game.state, seat, move)
+            game.stored.clock.timeouts += 1
+            response, commit = self._move_commit(
+                game, seat, game.wrap_move(move), emitted, None, b"", 0, (deadline, now)
+            )
+            result = await self._store.commit(commit)
+            if result.written:
+                metrics.TIMEOUTS.inc()
+                metrics.TIMEOUT_LATENESS.observe(max(0, now - deadline) / 1000)
+                log.info("timeout_fired", game=game_id, seat=seat, late_ms=now - deadline)
+                snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
+                self._states.put(game_id, snapshot.version, snapshot.data)
+                await self._feed_move(game_id, snapshot.version, response)
+                continue
+            # A move (or another replica's timeout) landed first: decide again on it.
+            snapshot = result.current
+
     def _start_bots(self, game: LoadedGame) -> None:
         """Play the game's bot seats in the background when one of them may act now."""
         if bots.next_bot_move(game) is not None:
@@ -858,6 +962,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
                     self._states.put(game_id, snapshot.version, snapshot.data)
                     await self._feed_move(game_id, snapshot.version, response)
+                    await self._schedule(game)
                     continue
                 if result.current is None:
                     self._states.forget(game_id)
@@ -1104,6 +1209,9 @@ def _rematch_of(old: LoadedGame) -> LoadedGame:
         rematch_of=old.game_id,
         bot_levels=before.bot_levels,
     )
+    if before.clock.seconds:
+        stored.clock.seconds = before.clock.seconds
+        stored.clock.on_timeout = before.clock.on_timeout
     getattr(stored, before.game_type).CopyFrom(state)
     game_id = secrets.token_hex(12)
     return LoadedGame(game_id, 1, stored, engine, getattr(stored, before.game_type))
