@@ -275,8 +275,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = game_id
         game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
         clocks.refresh(game, None, clocks.now_ms())
-        await self._write_new(game)
         await self._schedule(game)
+        await self._write_new(game)
         self._start_bots(game)
         response = pb.CreateGameResponse(
             name=game_name(game_id),
@@ -400,8 +400,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if new is None:
                 new = _rematch_of(old)
                 clocks.refresh(new, None, clocks.now_ms())
-                await self._write_new(new)
                 await self._schedule(new)
+                await self._write_new(new)
             old.stored.rematch = new.game_id
             current = await self._update(old)
             if current is None:
@@ -491,6 +491,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return response
             if deadline_ms and time.time() * 1000 >= deadline_ms:
                 raise errors.deadline_exceeded()
+            if response.view.deadlines:
+                await self._schedule_view(game_id, response.view)
             result = await self._store.commit(commit)
             if not confirmed:
                 moved_on = not result.written and not result.too_late
@@ -500,7 +502,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
                 await self._feed_move(game_id, commit.expected_version + 1, response)
-                await self._schedule_view(game_id, response.view)
                 if response.view.bot_levels:
                     self._start_bots_of(game_id)
                 return response
@@ -714,9 +715,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             stored.credential_hashes[seat] = auth.credential_hash(credential)
             stored.display_names[seat] = name
             clocks.refresh(game, None, clocks.now_ms())  # the last seat claimed: the clock runs
+            await self._schedule(game)
             current = await self._update(game)
             if current is None:
-                await self._schedule(game)
                 call.seat = seat
                 await self._feed(
                     pb.FeedEvent.Kind.KIND_SEAT_JOINED,
@@ -845,8 +846,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         return levels if any(levels) else []
 
     async def _schedule(self, game: LoadedGame) -> None:
-        """Put the game's next deadline in the due index (after the game's write: the entry
-        is only a hint, checked against the game's own state when it comes due)."""
+        """Put the game's next deadline in the due index, before the write that sets it (so a
+        process killed between the two leaves no deadline unindexed; an entry whose write is
+        then refused is only a hint, checked against the game's own state when it is due)."""
         deadline = clocks.next_deadline(game)
         if deadline is not None:
             await self._schedule_entry(clocks.due_entry(game, deadline))
@@ -861,8 +863,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         try:
             await self._store.index_add([entry])
         except StoreUnavailable as exc:
-            # The game's write is made; its deadline is found again when the game is next
-            # written or read by a watch stream's poll.
+            # Redis failed: the write that follows most likely fails too; if it is made, the
+            # deadline is indexed again by the game's next write.
             metrics.DEADLINES_LOST.inc()
             log.warning("deadline_not_indexed", game=entry.game_id, error=str(exc))
 
@@ -887,10 +889,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             await asyncio.sleep(tick)
 
     async def _fire(self, entry: IndexEntry) -> None:
-        """Act for the seats of one game whose deadlines have passed. The entry is removed
-        first and the game read after: a write that sets a new deadline meanwhile adds its own
-        entry after its commit, so either this read sees that write (and indexes its deadline
-        again below) or its entry survives the removal."""
+        """Act for the seats of one game whose deadlines have passed, each with the version's
+        compare-and-set. The entry is removed first, the game read after, and the game's next
+        deadline indexed again whatever is found (docs/architecture.md, "Turn clocks")."""
         game_id = entry.game_id
         await self._store.index_remove([entry])
         snapshot = await self._store.load(game_id)
@@ -911,12 +912,15 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return
             view = game.engine.view(game.state, seat)
             rng = decision_rng(game.engine.setup_of(game.state).seed, game.stored.move_count, seat)
-            move = bot_for(game.engine.game_id, "strong").choose(seat, view, legal, rng)
+            # A human seat's move is the strong bot's; a bot seat (its replica gone) plays its own.
+            level = bots.level_of(game, seat) or "strong"
+            move = bot_for(game.engine.game_id, level).choose(seat, view, legal, rng)
             emitted = game.engine.apply(game.state, seat, move)
             game.stored.clock.timeouts += 1
             response, commit = self._move_commit(
                 game, seat, game.wrap_move(move), emitted, None, b"", 0, (deadline, now)
             )
+            await self._schedule(game)
             result = await self._store.commit(commit)
             if result.written:
                 metrics.TIMEOUTS.inc()
@@ -956,13 +960,13 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 response, commit = self._move_commit(
                     game, chosen.seat, game.wrap_move(chosen.move), emitted, None, b"", 0
                 )
+                await self._schedule(game)
                 result = await self._store.commit(commit)
                 if result.written:
                     metrics.BOT_MOVES.labels(chosen.level).inc()
                     snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
                     self._states.put(game_id, snapshot.version, snapshot.data)
                     await self._feed_move(game_id, snapshot.version, response)
-                    await self._schedule(game)
                     continue
                 if result.current is None:
                     self._states.forget(game_id)
