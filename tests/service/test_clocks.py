@@ -4,6 +4,8 @@ Redis and on a three-master cluster; a SIGKILLed replica; real time (seconds-lon
 
 from __future__ import annotations
 
+import io
+import re
 import signal
 import statistics
 import time
@@ -16,6 +18,7 @@ import redis
 
 from croupier.client import Croupier
 from croupier.errors import CroupierError
+from croupier.human import play_human
 from croupier.local import LocalServer
 from croupier.play import options_for
 from croupier.v1 import game_service_pb2 as pb
@@ -199,3 +202,21 @@ def test_timeout_lateness_over_a_thousand_deadlines(
     p99 = lateness[int(len(lateness) * 0.99)]
     print(f"deadlines {fired} (passed {passed}), doubled 0; lateness p50 {p50} ms, p99 {p99} ms")
     assert fired >= 1_000 and fired == passed
+
+
+def test_the_terminal_table_shows_the_clock(client: Croupier) -> None:
+    """`croupier-play --human 0 --clock 30`: the screen says the seconds left."""
+    out = io.StringIO()
+    view = play_human(
+        client,
+        "whats_your_name",
+        options_for("whats_your_name"),
+        3,
+        0,
+        5,
+        io.StringIO("q\n"),
+        out,
+        clock_seconds=30,
+    )
+    assert view is None  # the person quit
+    assert re.search(r"Clock \(30 s a move, .*P0 \(you\) (29|30) s left", out.getvalue())
