@@ -35,6 +35,15 @@ class BotMove:
     move: Any  # the game's own move message
 
 
+def bot_due(game: LoadedGame) -> bool:
+    """Whether a bot seat may act now (cheap: no decision made)."""
+    if not any(game.stored.bot_levels) or game.waiting:
+        return False
+    if game.engine.result(game.state) is not None:
+        return False
+    return any(level_of(game, seat) for seat in game.engine.active_seats(game.state))
+
+
 def next_bot_move(game: LoadedGame) -> BotMove | None:
     """The move of the first active bot seat with a legal move (in seat order rotated by the
     move count, so that no bot seat of a simultaneous decision is always first), None when no

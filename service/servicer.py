@@ -935,7 +935,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
 
     def _start_bots(self, game: LoadedGame) -> None:
         """Play the game's bot seats in the background when one of them may act now."""
-        if bots.next_bot_move(game) is not None:
+        if bots.bot_due(game):
             self._start_bots_of(game.game_id)
 
     def _start_bots_of(self, game_id: str) -> None:
