@@ -68,6 +68,12 @@ class Settings:
         "CROUPIER_SHUTDOWN_DELAY",
         "seconds between reporting NOT_SERVING on SIGTERM and refusing new calls",
     )
+    clock_tick_seconds: float = _setting(
+        0.2,
+        "CROUPIER_CLOCK_TICK",
+        "seconds between two sweeps of the turn clocks' due deadlines (timeouts fire at most"
+        " about this late, plus the sweep's own time)",
+    )
     watch_poll_seconds: float = _setting(
         5.0,
         "CROUPIER_WATCH_POLL",

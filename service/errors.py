@@ -68,6 +68,11 @@ class Reason(StrEnum):
     NOT_JOINABLE = "NOT_JOINABLE"
     SEAT_OPEN = "SEAT_OPEN"
     GAME_NOT_FINISHED = "GAME_NOT_FINISHED"
+    # Bot seats (issue 19).
+    INVALID_BOT_LEVEL = "INVALID_BOT_LEVEL"
+    ALL_SEATS_BOTS = "ALL_SEATS_BOTS"
+    BOT_SEAT = "BOT_SEAT"
+    INVALID_CLOCK = "INVALID_CLOCK"
 
 
 @dataclass
@@ -321,4 +326,13 @@ def no_operator_keys() -> ServiceError:
         grpc.StatusCode.PERMISSION_DENIED,
         Reason.OPERATOR_KEY_REJECTED,
         "this call needs an operator key, and this server has none (--operator-key)",
+    )
+
+
+def all_seats_bots() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.PERMISSION_DENIED,
+        Reason.ALL_SEATS_BOTS,
+        "every seat a bot is a simulation: it needs the operator key (give at least one seat"
+        " to a human otherwise)",
     )

@@ -98,6 +98,13 @@ class LoadedGame:
         view.status = self.status()
         if self.stored.rematch:
             view.rematch = game_name(self.stored.rematch)
+        view.bot_levels.extend(self.stored.bot_levels)
+        clock = self.stored.clock
+        if clock.seconds:
+            view.clock_seconds = clock.seconds
+            for deadline_seat, deadline in enumerate(clock.deadline_ms):
+                if deadline:
+                    view.deadlines.add(seat=deadline_seat).deadline.FromMilliseconds(deadline)
         if seat is not None:
             view.viewer_seat = seat
         result = engine.result(state)
@@ -185,7 +192,10 @@ def replayed_updates(
             move_count=index + 1,
             player_ids=base.player_ids,
             credential_hashes=base.credential_hashes,
+            bot_levels=base.bot_levels,
         )
+        # The deadlines of that moment are not kept: a replayed view shows the clock only.
+        stored.clock.seconds = base.clock.seconds
         game = LoadedGame(current.game_id, version, stored, engine, state)
         update = WatchGameResponse(view=game.view(seat))
         game.add_events(update.events, emitted, seat)

@@ -67,3 +67,12 @@ def feed(shard: int) -> str:
 def page_token_secret() -> str:
     """The deployment's page-token key, made by the first replica that needs one."""
     return f"{PREFIX}:page-token-secret"
+
+
+DUE_BUCKETS = 16
+
+
+def due_index(bucket: int) -> str:
+    """Turn-clock deadlines due (a sorted set: score Unix ms of a game's next deadline, member
+    game id), one per bucket so that no single shard takes every clocked move's write."""
+    return f"{PREFIX}:due:{{due-{bucket}}}"

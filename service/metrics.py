@@ -69,6 +69,24 @@ FEED_LOST = Counter(
     "croupier_feed_lost",
     "Event-feed entries not appended: the store failed after the game's own write was made.",
 )
+BOT_MOVES = Counter(
+    "croupier_bot_moves",
+    "Moves of bot seats written by this process, by bot level.",
+    ["level"],
+)  # fmt: skip
+TIMEOUTS = Counter(
+    "croupier_timeouts",
+    "Turn-clock timeouts this process acted on (its write made).",
+)
+TIMEOUT_LATENESS = Histogram(
+    "croupier_timeout_lateness_seconds",
+    "How long after its deadline each timeout this process acted on was decided.",
+    buckets=(0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0),
+)
+DEADLINES_LOST = Counter(
+    "croupier_deadlines_not_indexed",
+    "Deadlines not added to the due index: the store failed after the game's own write.",
+)
 REMEMBERED_STATES = Counter(
     "croupier_remembered_states",
     "ApplyMove calls by the state the process remembered of the game: current (the move's read"

@@ -67,6 +67,7 @@ class Running:
     health: Health
     store: Store
     _monitor: asyncio.Task[None] | None = None
+    _clocks: asyncio.Task[None] | None = None
     web: WebGateway | None = None
 
     async def stop(self, grace: float, delay: float = 0.0) -> None:
@@ -75,10 +76,11 @@ class Running:
         await self.health.enter_graceful_shutdown()
         if delay > 0:
             await asyncio.sleep(delay)
-        if self._monitor is not None:
-            self._monitor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._monitor
+        for task in (self._monitor, self._clocks):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self.web is not None:
             await asyncio.gather(self.server.stop(grace), self.web.stop(grace))
         else:
@@ -142,6 +144,7 @@ async def start(settings: Settings, store: Store) -> Running:
     await health.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
     await _set_health(health, await store.ping())
     running._monitor = asyncio.create_task(_monitor_store(health, store))
+    running._clocks = asyncio.create_task(servicer.run_clocks())
     log.info(
         "listening",
         host=settings.host,

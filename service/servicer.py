@@ -10,7 +10,8 @@ import hmac
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import grpc
 import structlog
@@ -19,9 +20,12 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
 from engines.core import rng
+from engines.core.bots import MAX_MOVES as MAX_BOT_MOVES
+from engines.core.bots import bot_for, decision_rng
+from engines.core.engine import Emitted
 from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
 from engines.registry import GAMES
-from service import auth, errors, keys, lobby, metrics, overload
+from service import auth, bots, clocks, errors, keys, lobby, metrics, overload
 from service.calls import CallLog, streaming, unary
 from service.config import Settings
 from service.fanout import WatchQueue
@@ -118,6 +122,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._page_secret: bytes | None = (
             settings.page_token_secret.encode() if settings.page_token_secret else None
         )
+        # The bot seats this process is playing now, one task per game.
+        self._bot_tasks: dict[str, asyncio.Task[None]] = {}
 
     def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
         """Refuse a call over its credential's rate, or, without a credential, over its
@@ -243,6 +249,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             )
         for player in players:
             lobby.check_player_id(player, "player_ids")
+        levels = self._check_bot_levels(request, call)
+        clock = clocks.check(request.clock)
         _check_request_id(request.request_id)
         digest = _digest(request.SerializeToString(deterministic=True))
         # With operator keys the record is the key's own: another key (or a guess) sending the
@@ -263,25 +271,36 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 errors.Reason.INVALID_OPTIONS, exc.field, exc.message
             ) from exc
         players = players or [""] * request.seats
-        # With open seats, a seat without a player waits for JoinGame: no credential yet.
+        # With open seats, a seat without a player waits for JoinGame: no credential yet; a bot
+        # seat never has one.
         credentials = [
-            "" if request.open_seats and not player else auth.new_credential() for player in players
+            "" if level or (request.open_seats and not player) else auth.new_credential()
+            for player, level in zip(players, levels or [""] * request.seats, strict=True)
         ]
+        hashes = [auth.credential_hash(c) if c else b"" for c in credentials]
+        for seat, level in enumerate(levels):
+            if level:
+                hashes[seat] = bots.BOT_SEAT_HASH
         join_code = auth.new_join_code() if request.open_seats else ""
         stored = StoredGame(
             game_type=game_type,
             display_names=names or [""] * request.seats,
-            credential_hashes=[auth.credential_hash(c) if c else b"" for c in credentials],
+            credential_hashes=hashes,
             player_ids=players,
             join_code_hash=auth.credential_hash(join_code) if join_code else b"",
             public=request.public,
             create_time_ms=lobby.now_ms(),
+            bot_levels=levels,
+            clock=clock,
         )
         getattr(stored, game_type).CopyFrom(state)
         game_id = secrets.token_hex(12)
         call.game = game_id
         game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
+        clocks.refresh(game, None, clocks.now_ms())
+        await self._schedule(game)
         await self._write_new(game)
+        self._start_bots(game)
         response = pb.CreateGameResponse(
             name=game_name(game_id),
             etag=game.etag,
@@ -371,6 +390,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             or request.player_ids
             or request.open_seats
             or request.public
+            or request.bot_levels
+            or request.HasField("clock")
         ):
             raise errors.invalid_argument(
                 errors.Reason.INVALID_REMATCH,
@@ -401,11 +422,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 )
             if new is None:
                 new = _rematch_of(old)
+                clocks.refresh(new, None, clocks.now_ms())
+                await self._schedule(new)
                 await self._write_new(new)
             old.stored.rematch = new.game_id
             current = await self._update(old)
             if current is None:
                 call.game = new.game_id
+                self._start_bots(new)
                 return pb.CreateGameResponse(
                     name=game_name(new.game_id), etag=new.etag, view=new.view(None)
                 )
@@ -435,6 +459,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.GetGameResponse:
         call.game = game_id = _game_id(request.name)
         game = await self._load(game_id, call)
+        self._start_bots(game)
         seat = self._seat(game, call, required=False)
         response = pb.GetGameResponse()
         game.fill_view(response.view, seat)
@@ -489,6 +514,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return response
             if deadline_ms and time.time() * 1000 >= deadline_ms:
                 raise errors.deadline_exceeded()
+            if response.view.deadlines:
+                await self._schedule_view(game_id, response.view)
             result = await self._store.commit(commit)
             if not confirmed:
                 moved_on = not result.written and not result.too_late
@@ -498,6 +525,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
                 await self._feed_move(game_id, commit.expected_version + 1, response)
+                if response.view.bot_levels:
+                    self._start_bots_of(game_id)
                 return response
             if result.too_late:
                 raise errors.deadline_exceeded()
@@ -572,9 +601,26 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             raise errors.invalid_argument(
                 errors.Reason.MALFORMED_MOVE, f"move.{game.engine.game_id}.{exc.field}", exc.message
             ) from exc
+        return self._move_commit(game, seat, request.move, emitted, request_id, digest, deadline_ms)
+
+    def _move_commit(
+        self,
+        game: LoadedGame,
+        seat: int,
+        move: pb.Move,
+        emitted: Sequence[Emitted[Any]],
+        request_id: str | None,
+        digest: bytes,
+        deadline_ms: int,
+        timeout: tuple[int, int] | None = None,
+    ) -> tuple[pb.ApplyMoveResponse, Commit]:
+        """The response to a move `seat` made on `game` (applied to its state, which emitted
+        `emitted`) and the write that records it: one write, log entry and notification per
+        move, whether a credential's (ApplyMove) or a bot seat's."""
         expected = game.version
         game.version += 1
         game.stored.move_count += 1
+        clocks.refresh(game, seat, clocks.now_ms())
         response = pb.ApplyMoveResponse(etag=game.etag)
         game.add_events(response.events, emitted, seat)
         game.fill_view(response.view, seat)
@@ -591,7 +637,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             expected_version=expected,
             data=data,
             log_entry=LoggedMove(
-                seat=seat, move=request.move, version=game.version
+                seat=seat,
+                move=move,
+                version=game.version,
+                timeout_deadline_ms=timeout[0] if timeout else 0,
+                timeout_fired_ms=timeout[1] if timeout else 0,
             ).SerializeToString(),
             notification_head=head,
             ttl_seconds=self._settings.finished_ttl_seconds
@@ -687,6 +737,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             stored.player_ids.extend(players)
             stored.credential_hashes[seat] = auth.credential_hash(credential)
             stored.display_names[seat] = name
+            clocks.refresh(game, None, clocks.now_ms())  # the last seat claimed: the clock runs
+            await self._schedule(game)
             current = await self._update(game)
             if current is None:
                 call.seat = seat
@@ -698,6 +750,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     players,
                     seat=seat,
                 )
+                self._start_bots(game)
                 return pb.JoinGameResponse(
                     seat=seat, seat_credential=credential, view=game.view(seat)
                 )
@@ -760,6 +813,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     f"this game's seats are 0 to {game.state.seats - 1}",
                 )
             call.seat = request.seat
+            if bots.level_of(game, request.seat):
+                raise errors.failed_precondition(
+                    errors.Reason.BOT_SEAT,
+                    "seat",
+                    "this seat is played by the service's bot: it has no credential",
+                )
             if not game.stored.credential_hashes[request.seat]:
                 raise errors.failed_precondition(
                     errors.Reason.SEAT_OPEN, "seat", "this seat is open: it is claimed by JoinGame"
@@ -771,6 +830,178 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return pb.ReissueCredentialResponse(seat_credential=credential)
             game = self._decode(game_id, current, call)
         raise errors.contention()
+
+    def _check_bot_levels(self, request: pb.CreateGameRequest, call: CallLog) -> list[str]:
+        """CreateGame's bot seats: one level per seat or none, each empty (a human) or a
+        known level; every seat a bot only with the operator key."""
+        levels = list(request.bot_levels)
+        if not levels:
+            return []
+        if len(levels) != request.seats:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_BOT_LEVEL,
+                "bot_levels",
+                "give one bot level per seat (empty for a human seat), or none",
+            )
+        for level in levels:
+            if level and not bots.known_level(level):
+                shown = level[:32].encode("ascii", "backslashreplace").decode()
+                raise errors.invalid_argument(
+                    errors.Reason.INVALID_BOT_LEVEL,
+                    "bot_levels",
+                    f"no bot level {shown!r}: the levels are 'random' and 'strong'",
+                )
+        for level, player in zip(levels, request.player_ids, strict=False):
+            if level and player:
+                raise errors.invalid_argument(
+                    errors.Reason.INVALID_BOT_LEVEL,
+                    "bot_levels",
+                    "a bot seat has no player id: leave the seat's player id empty",
+                )
+        if all(levels):
+            operator = (
+                call.token is not None
+                and bool(self._operator_hashes)
+                and auth.is_operator(call.token, self._operator_hashes)
+            )
+            if not operator:
+                raise errors.all_seats_bots()
+        return levels if any(levels) else []
+
+    async def _schedule(self, game: LoadedGame) -> None:
+        """Put the game's next deadline in the due index, before the write that sets it (so a
+        process killed between the two leaves no deadline unindexed; an entry whose write is
+        then refused is only a hint, checked against the game's own state when it is due)."""
+        deadline = clocks.next_deadline(game)
+        if deadline is not None:
+            await self._schedule_entry(clocks.due_entry(game, deadline))
+
+    async def _schedule_view(self, game_id: str, view: pb.GameView) -> None:
+        if view.deadlines:
+            deadline = min(d.deadline.ToMilliseconds() for d in view.deadlines)
+            bucket = keys.bucket_of(game_id, keys.DUE_BUCKETS)
+            await self._schedule_entry(IndexEntry(keys.due_index(bucket), deadline, game_id))
+
+    async def _schedule_entry(self, entry: IndexEntry) -> None:
+        try:
+            await self._store.index_add([entry])
+        except StoreUnavailable as exc:
+            # Redis failed: the write that follows most likely fails too; if it is made, the
+            # deadline is indexed again by the game's next write.
+            metrics.DEADLINES_LOST.inc()
+            log.warning("deadline_not_indexed", game=entry.game_id, error=str(exc))
+
+    async def run_clocks(self) -> None:
+        """Every replica's sweep of the due index: each deadline that has passed is checked
+        against its game and acted on with the version's compare-and-set (exactly one replica's
+        write is made). Runs until cancelled."""
+        tick = self._settings.clock_tick_seconds
+        due_keys = clocks.due_keys()
+        while True:
+            try:
+                now = clocks.now_ms()
+                entries = await self._store.index_page(due_keys, (now, "g"), 256)
+                if entries:
+                    await asyncio.gather(*(self._fire(e) for e in entries))
+            except asyncio.CancelledError:
+                raise
+            except StoreUnavailable as exc:
+                log.warning("clock_sweep_failed", error=str(exc))
+            except Exception:
+                log.exception("clock_sweep_failed")
+            await asyncio.sleep(tick)
+
+    async def _fire(self, entry: IndexEntry) -> None:
+        """Act for the seats of one game whose deadlines have passed, each with the version's
+        compare-and-set. The entry is removed first, the game read after, and the game's next
+        deadline indexed again whatever is found (docs/architecture.md, "Turn clocks")."""
+        game_id = entry.game_id
+        await self._store.index_remove([entry])
+        snapshot = await self._store.load(game_id)
+        for _ in range(self._settings.max_commit_attempts * 4):
+            if snapshot is None:
+                return
+            game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+            now = clocks.now_ms()
+            due = clocks.due_seats(game, now)
+            if not due:
+                await self._schedule(game)
+                self._start_bots(game)
+                return
+            seat = due[0]
+            deadline = game.stored.clock.deadline_ms[seat]
+            legal = game.engine.legal_moves(game.state, seat)
+            if not legal:
+                return
+            view = game.engine.view(game.state, seat)
+            rng = decision_rng(game.engine.setup_of(game.state).seed, game.stored.move_count, seat)
+            # A human seat's move is the strong bot's; a bot seat (its replica gone) plays its own.
+            level = bots.level_of(game, seat) or "strong"
+            move = bot_for(game.engine.game_id, level).choose(seat, view, legal, rng)
+            emitted = game.engine.apply(game.state, seat, move)
+            game.stored.clock.timeouts += 1
+            response, commit = self._move_commit(
+                game, seat, game.wrap_move(move), emitted, None, b"", 0, (deadline, now)
+            )
+            await self._schedule(game)
+            result = await self._store.commit(commit)
+            if result.written:
+                metrics.TIMEOUTS.inc()
+                metrics.TIMEOUT_LATENESS.observe(max(0, now - deadline) / 1000)
+                log.info("timeout_fired", game=game_id, seat=seat, late_ms=now - deadline)
+                snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
+                self._states.put(game_id, snapshot.version, snapshot.data)
+                await self._feed_move(game_id, snapshot.version, response)
+                continue
+            # A move (or another replica's timeout) landed first: decide again on it.
+            snapshot = result.current
+
+    def _start_bots(self, game: LoadedGame) -> None:
+        """Play the game's bot seats in the background when one of them may act now."""
+        if bots.bot_due(game):
+            self._start_bots_of(game.game_id)
+
+    def _start_bots_of(self, game_id: str) -> None:
+        if game_id in self._bot_tasks:
+            return
+        task = asyncio.get_running_loop().create_task(self._play_bots(game_id))
+        self._bot_tasks[game_id] = task
+        task.add_done_callback(lambda _: self._bot_tasks.pop(game_id, None))
+
+    async def _play_bots(self, game_id: str) -> None:
+        """Play the game's bot seats while one may act: each move decided from the seat's
+        view, written with the version's compare-and-set like any move (a human's move, or
+        another replica's bot move, that lands first makes this one decide again)."""
+        try:
+            snapshot = self._states.get(game_id) or await self._read(game_id)
+            for _ in range(MAX_BOT_MOVES):
+                game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+                chosen = bots.next_bot_move(game)
+                if chosen is None:
+                    return
+                emitted = game.engine.apply(game.state, chosen.seat, chosen.move)
+                response, commit = self._move_commit(
+                    game, chosen.seat, game.wrap_move(chosen.move), emitted, None, b"", 0
+                )
+                await self._schedule(game)
+                result = await self._store.commit(commit)
+                if result.written:
+                    metrics.BOT_MOVES.labels(chosen.level).inc()
+                    snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
+                    self._states.put(game_id, snapshot.version, snapshot.data)
+                    await self._feed_move(game_id, snapshot.version, response)
+                    continue
+                if result.current is None:
+                    self._states.forget(game_id)
+                    return
+                snapshot = result.current
+                self._states.put(game_id, snapshot.version, snapshot.data)
+        except (StoreUnavailable, errors.ServiceError) as exc:
+            # Nothing half-written: the next read of the game (GetGame, a watch stream's poll)
+            # by any replica starts the bots again.
+            log.warning("bot_moves_stopped", game=game_id, error=str(exc))
+        except Exception:
+            log.exception("bot_moves_failed", game=game_id)
 
     def _require_operator(self, call: CallLog) -> None:
         if not self._operator_hashes:
@@ -932,7 +1163,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                         )
                     except TimeoutError:
                         # A notification can be lost (a failover, a pub/sub reconnection).
-                        behind = (await self._read(game_id)).version > game.version
+                        snapshot = await self._read(game_id)
+                        behind = snapshot.version > game.version
+                        if not behind:
+                            # A bot seat left waiting (the process playing it stopped).
+                            self._start_bots(game)
                     else:
                         published = self._notifications.decode(game_id, payload)
                         if published.game.version == game.version + 1:
@@ -999,7 +1234,11 @@ def _rematch_of(old: LoadedGame) -> LoadedGame:
         public=before.public,
         create_time_ms=lobby.now_ms(),
         rematch_of=old.game_id,
+        bot_levels=before.bot_levels,
     )
+    if before.clock.seconds:
+        stored.clock.seconds = before.clock.seconds
+        stored.clock.on_timeout = before.clock.on_timeout
     getattr(stored, before.game_type).CopyFrom(state)
     game_id = secrets.token_hex(12)
     return LoadedGame(game_id, 1, stored, engine, getattr(stored, before.game_type))

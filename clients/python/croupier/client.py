@@ -94,11 +94,16 @@ class Croupier:
         player_ids: Sequence[str] = (),
         open_seats: bool = False,
         public: bool = False,
+        bot_levels: Sequence[str] = (),
+        clock_seconds: int = 0,
     ) -> pb.CreateGameResponse:
         """`request_id`: a UUID (`str(uuid.uuid4())`), kept to retry with; a retry returns the
         first response, seat credentials included (docs/api.md). `player_ids`: your app's user
         ids, one per seat; `open_seats`: seats without a player id are left for JoinGame (the
-        response's `join_code`); `public`: list the game in the lobby while seats are open."""
+        response's `join_code`); `public`: list the game in the lobby while seats are open;
+        `bot_levels`: one per seat, `random` or `strong` for a seat the server plays itself, empty
+        for a human seat (docs/api.md, "Bot seats"); `clock_seconds`: a turn clock of that many
+        seconds per decision, after which the server's bot moves for the seat."""
         request = pb.CreateGameRequest(
             seats=seats,
             display_names=display_names,
@@ -106,10 +111,13 @@ class Croupier:
             player_ids=player_ids,
             open_seats=open_seats,
             public=public,
+            bot_levels=bot_levels,
         )
         getattr(request, game_of_options(options)).CopyFrom(options)
         if seed is not None:
             request.seed = seed
+        if clock_seconds:
+            request.clock.seconds_per_decision = clock_seconds
         response: pb.CreateGameResponse = self._call(
             self._stub.CreateGame, request, self.operator_key
         )

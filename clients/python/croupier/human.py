@@ -20,6 +20,7 @@ credential), so the bots' hands and draws stay hidden.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -141,11 +142,26 @@ def refusal(error: CroupierError) -> str:
     return f"Refused: {error.reason}{rule}: {message}"
 
 
+def describe_clock(view: pb.GameView, names: Sequence[str], now: float) -> str:
+    """The turn clock: seconds left for each seat that must act (empty without a clock)."""
+    if not view.deadlines:
+        return ""
+    left = [
+        f"{names[d.seat]}{' (you)' if d.seat == view.viewer_seat else ''}"
+        f" {max(0.0, d.deadline.ToMilliseconds() / 1000 - now):.0f} s left"
+        for d in view.deadlines
+    ]
+    return f"Clock ({view.clock_seconds} s a move, then the server's bot moves): " + ", ".join(left)
+
+
 def _screen(
     view: pb.GameView, descriptions: Sequence[str], names: Sequence[str], alone: bool
 ) -> str:
     what = "your move" if alone else "you may move now; other seats may too"
     lines = [f"\n===== {names[view.viewer_seat]} (you), {what} ====="]
+    clock = describe_clock(view, names, time.time())
+    if clock:
+        lines.append(clock)
     table = describe_table(view)
     if table:
         lines.append(table)
@@ -168,11 +184,15 @@ def play_human(
     inp: TextIO,
     out: TextIO,
     names: Sequence[str] = (),
+    clock_seconds: int = 0,
 ) -> pb.GameView | None:
     """Play one game with a person on seat `human` (answering on `inp`) and random bots on the
-    other seats; print everything on `out`. The final view, or None when the person quits."""
+    other seats; print everything on `out`. The final view, or None when the person quits.
+    `clock_seconds`: a turn clock (the screen shows the seconds left)."""
     names = list(names) or [f"P{seat}" for seat in range(players)]
-    created = croupier.create(options, players, display_names=names, seed=seed)
+    created = croupier.create(
+        options, players, display_names=names, seed=seed, clock_seconds=clock_seconds
+    )
     credentials = list(created.seat_credentials)
     bot = RandomBot(seed if seed is not None else 0)
     print(f"{game}: {players} players ({', '.join(names)}), seed {seed}", file=out)

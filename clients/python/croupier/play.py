@@ -260,6 +260,14 @@ def main(argv: list[str] | None = None) -> None:
         help="play this seat (0-based) yourself in the terminal",
     )
     parser.add_argument(
+        "--clock",
+        type=int,
+        metavar="SECONDS",
+        default=0,
+        help="with --human: a turn clock of SECONDS per move (the screen shows the time left;"
+        " when it runs out the server's bot moves for you)",
+    )
+    parser.add_argument(
         "--option",
         action="append",
         default=[],
@@ -362,6 +370,7 @@ def main(argv: list[str] | None = None) -> None:
                 sys.stdin,
                 sys.stdout,
                 names,
+                clock_seconds=args.clock,
             )
             if view is not None:
                 print_result(view, names or [f"P{seat}" for seat in range(players)], sys.stdout)

@@ -71,6 +71,12 @@ export interface CreateOptions {
   openSeats?: boolean;
   /** List the game in the lobby (ListGames without the operator key) while seats are open. */
   public?: boolean;
+  /** One per seat: `random` or `strong` for a seat the server plays itself, empty for a human
+   *  seat (a bot seat gets no credential). Every seat a bot needs the operator key. */
+  botLevels?: string[];
+  /** A turn clock: seconds per decision (1 to 86400); when a seat's deadline passes, the
+   *  server's strong bot moves for it. The views list the deadlines. */
+  clock?: { secondsPerDecision: number };
   /** Retry-safe id, a UUID (e.g. `crypto.randomUUID()`): a retry with it returns the first
    *  response, seat credentials included, to this caller only. Anything else: INVALID_ARGUMENT. */
   requestId?: string;
@@ -139,6 +145,10 @@ export class Croupier {
           playerIds: extra.playerIds ?? [],
           openSeats: extra.openSeats ?? false,
           public: extra.public ?? false,
+          botLevels: extra.botLevels ?? [],
+          ...(extra.clock !== undefined
+            ? { clock: { secondsPerDecision: extra.clock.secondsPerDecision } }
+            : {}),
           ...(extra.seed !== undefined ? { seed: BigInt(extra.seed) } : {}),
         },
         this.options(this.operatorKey),

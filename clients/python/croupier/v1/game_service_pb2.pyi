@@ -26,6 +26,26 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _TimeoutPolicy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeoutPolicy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TIMEOUT_POLICY_UNSPECIFIED: _TimeoutPolicy.ValueType  # 0
+    """The default: AUTO."""
+    TIMEOUT_POLICY_AUTO: _TimeoutPolicy.ValueType  # 1
+    """The seat's move is chosen by the service's strong bot, from the seat's view."""
+
+class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
+    """What the service does for a seat whose deadline passed."""
+
+TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.ValueType  # 0
+"""The default: AUTO."""
+TIMEOUT_POLICY_AUTO: TimeoutPolicy.ValueType  # 1
+"""The seat's move is chosen by the service's strong bot, from the seat's view."""
+Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
+
 class _GameStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -73,6 +93,8 @@ class CreateGameRequest(_message.Message):
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     PUBLIC_FIELD_NUMBER: _builtins.int
     REMATCH_OF_FIELD_NUMBER: _builtins.int
+    BOT_LEVELS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """Number of seats (players)."""
     seed: _builtins.int
@@ -128,6 +150,23 @@ class CreateGameRequest(_message.Message):
         at most 128 characters; not secrets, never credentials). Empty: no player.
         """
 
+    @_builtins.property
+    def bot_levels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Optional bot seats: one entry per seat or none. An empty entry is a human seat; a level
+        (`random` or `strong`, docs/bots.md) makes the seat a bot that the service plays itself,
+        from that seat's view alone, right after each write that leaves it active (each bot move
+        its own write and its own WatchGame update). A bot seat has no credential (an empty string
+        in seat_credentials), is never open and is never reissued. Every seat a bot (a
+        simulation) needs the operator key: PERMISSION_DENIED `ALL_SEATS_BOTS` otherwise; an
+        unknown level is INVALID_ARGUMENT `INVALID_BOT_LEVEL`.
+        """
+
+    @_builtins.property
+    def clock(self) -> Global___Clock:
+        """Optional turn clock: every seat that must act has a deadline; when it passes, the service
+        acts for the seat per `on_timeout` (docs/api.md, "Turn clocks").
+        """
+
     def __init__(
         self,
         *,
@@ -144,10 +183,12 @@ class CreateGameRequest(_message.Message):
         open_seats: _builtins.bool = ...,
         public: _builtins.bool = ...,
         rematch_of: _builtins.str = ...,
+        bot_levels: _abc.Iterable[_builtins.str] | None = ...,
+        clock: Global___Clock | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "one_card", b"one_card", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "one_card", b"one_card", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "display_names", b"display_names", "one_card", b"one_card", "open_seats", b"open_seats", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch_of", b"rematch_of", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_levels", b"bot_levels", "clock", b"clock", "display_names", b"display_names", "one_card", b"one_card", "open_seats", b"open_seats", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch_of", b"rematch_of", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -159,6 +200,62 @@ class CreateGameRequest(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_options) -> _WhichOneofReturnType_options | None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class Clock(_message.Message):
+    """A game's turn clock."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SECONDS_PER_DECISION_FIELD_NUMBER: _builtins.int
+    ON_TIMEOUT_FIELD_NUMBER: _builtins.int
+    seconds_per_decision: _builtins.int
+    """Seconds per decision, 1 to 86400: a seat's deadline is this long after it becomes active
+    or after its own last move. 0 (or no clock): no deadlines.
+    """
+    on_timeout: Global___TimeoutPolicy.ValueType
+    """What the service does for a seat whose deadline passed (unset: AUTO)."""
+    def __init__(
+        self,
+        *,
+        seconds_per_decision: _builtins.int = ...,
+        on_timeout: Global___TimeoutPolicy.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["on_timeout", b"on_timeout", "seconds_per_decision", b"seconds_per_decision"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Clock: _TypeAlias = Clock  # noqa: Y015
+
+@_typing.final
+class SeatDeadline(_message.Message):
+    """The deadline of one seat that must act."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """When the service acts for it."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatDeadline: _TypeAlias = SeatDeadline  # noqa: Y015
 
 @_typing.final
 class CreateGameResponse(_message.Message):
@@ -456,6 +553,9 @@ class GameView(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     REMATCH_FIELD_NUMBER: _builtins.int
+    BOT_LEVELS_FIELD_NUMBER: _builtins.int
+    DEADLINES_FIELD_NUMBER: _builtins.int
+    CLOCK_SECONDS_FIELD_NUMBER: _builtins.int
     WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
     ONE_CARD_FIELD_NUMBER: _builtins.int
     PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
@@ -477,6 +577,8 @@ class GameView(_message.Message):
     """Waiting for players (open seats), active, or finished."""
     rematch: _builtins.str
     """The name of this game's rematch (CreateGame with rematch_of), once there is one."""
+    clock_seconds: _builtins.int
+    """With a turn clock: seconds per decision (0: the game has no clock)."""
     @_builtins.property
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names, one per seat (empty strings where none was given)."""
@@ -496,6 +598,16 @@ class GameView(_message.Message):
     @_builtins.property
     def open_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats not yet claimed, in seat order."""
+
+    @_builtins.property
+    def bot_levels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The level of each bot seat (`random`, `strong`), empty strings for human seats; empty
+        when the game has no bot seat.
+        """
+
+    @_builtins.property
+    def deadlines(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatDeadline]:
+        """With a turn clock: the deadline of every seat that must act now, in seat order."""
 
     @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameView:
@@ -533,6 +645,9 @@ class GameView(_message.Message):
         status: Global___GameStatus.ValueType = ...,
         open_seats: _abc.Iterable[_builtins.int] | None = ...,
         rematch: _builtins.str = ...,
+        bot_levels: _abc.Iterable[_builtins.str] | None = ...,
+        deadlines: _abc.Iterable[Global___SeatDeadline] | None = ...,
+        clock_seconds: _builtins.int = ...,
         whats_your_name: _whats_your_name_pb2.WhatsYourNameView | None = ...,
         one_card: _one_card_pb2.OneCardView | None = ...,
         pig_mau_mau: _pig_mau_mau_pb2.PigMauMauView | None = ...,
@@ -541,7 +656,7 @@ class GameView(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "result", b"result", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "display_names", b"display_names", "etag", b"etag", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "bot_levels", b"bot_levels", "clock_seconds", b"clock_seconds", "deadlines", b"deadlines", "display_names", b"display_names", "etag", b"etag", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015

@@ -40,6 +40,8 @@ class StoredGame(_message.Message):
     CREATE_TIME_MS_FIELD_NUMBER: _builtins.int
     REMATCH_FIELD_NUMBER: _builtins.int
     REMATCH_OF_FIELD_NUMBER: _builtins.int
+    BOT_LEVELS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
     ONE_CARD_FIELD_NUMBER: _builtins.int
     PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
@@ -74,6 +76,16 @@ class StoredGame(_message.Message):
         """Player ids, one per seat (empty strings where none); absent in games stored before."""
 
     @_builtins.property
+    def bot_levels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The bot level of each seat (empty: a human seat); empty when the game has no bot seat.
+        A bot seat's credential hash is BOT_SEAT_HASH, which no credential's SHA-256 equals.
+        """
+
+    @_builtins.property
+    def clock(self) -> Global___StoredClock:
+        """The turn clock; unset: none."""
+
+    @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameState:
         """What's Your Name? state."""
 
@@ -106,21 +118,59 @@ class StoredGame(_message.Message):
         create_time_ms: _builtins.int = ...,
         rematch: _builtins.str = ...,
         rematch_of: _builtins.str = ...,
+        bot_levels: _abc.Iterable[_builtins.str] | None = ...,
+        clock: Global___StoredClock | None = ...,
         whats_your_name: _whats_your_name_pb2.WhatsYourNameState | None = ...,
         one_card: _one_card_pb2.OneCardState | None = ...,
         pig_mau_mau: _pig_mau_mau_pb2.PigMauMauState | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenState | None = ...,
         trinity: _trinity_pb2.TrinityState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_levels", b"bot_levels", "clock", b"clock", "create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_state: _TypeAlias = _typing.Literal["whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity"]  # noqa: Y015
     _WhichOneofArgType_state: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_state) -> _WhichOneofReturnType_state | None: ...
 
 Global___StoredGame: _TypeAlias = StoredGame  # noqa: Y015
+
+@_typing.final
+class StoredClock(_message.Message):
+    """A game's turn clock and its deadlines."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SECONDS_FIELD_NUMBER: _builtins.int
+    ON_TIMEOUT_FIELD_NUMBER: _builtins.int
+    DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_FIELD_NUMBER: _builtins.int
+    seconds: _builtins.int
+    """Seconds per decision."""
+    on_timeout: _builtins.int
+    """The TimeoutPolicy value."""
+    timeouts: _builtins.int
+    """Timeouts fired, in all."""
+    @_builtins.property
+    def deadline_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's deadline, Unix milliseconds; 0 for a seat that need not act."""
+
+    def __init__(
+        self,
+        *,
+        seconds: _builtins.int = ...,
+        on_timeout: _builtins.int = ...,
+        deadline_ms: _abc.Iterable[_builtins.int] | None = ...,
+        timeouts: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "on_timeout", b"on_timeout", "seconds", b"seconds", "timeouts", b"timeouts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StoredClock: _TypeAlias = StoredClock  # noqa: Y015
 
 @_typing.final
 class LoggedMove(_message.Message):
@@ -131,12 +181,20 @@ class LoggedMove(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     MOVE_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
+    TIMEOUT_DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    TIMEOUT_FIRED_MS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that made the move."""
     version: _builtins.int
     """The game's version after the move; 0 in entries written before seats could be joined
     (then every version was a move: the n-th entry is version n + 1).
     """
+    timeout_deadline_ms: _builtins.int
+    """A move the service made for the seat when its deadline passed: that deadline (Unix ms);
+    0 for a move the seat (or its bot) made.
+    """
+    timeout_fired_ms: _builtins.int
+    """With timeout_deadline_ms: when the timeout's write was decided (Unix ms)."""
     @_builtins.property
     def move(self) -> _game_service_pb2.Move:
         """The move as applied."""
@@ -147,10 +205,12 @@ class LoggedMove(_message.Message):
         seat: _builtins.int = ...,
         move: _game_service_pb2.Move | None = ...,
         version: _builtins.int = ...,
+        timeout_deadline_ms: _builtins.int = ...,
+        timeout_fired_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "seat", b"seat", "timeout_deadline_ms", b"timeout_deadline_ms", "timeout_fired_ms", b"timeout_fired_ms", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,222 @@
+"""Turn clocks (issue 19): deadlines in the game's state and in the due index, acted on by
+whichever replica's sweep sees them pass, exactly once. Real server processes on a single
+Redis and on a three-master cluster; a SIGKILLed replica; real time (seconds-long clocks)."""
+
+from __future__ import annotations
+
+import io
+import re
+import signal
+import statistics
+import time
+from collections.abc import Iterator
+from typing import cast
+
+import grpc
+import pytest
+import redis
+
+from croupier.client import Croupier
+from croupier.errors import CroupierError
+from croupier.human import play_human
+from croupier.local import LocalServer
+from croupier.play import options_for
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.one_card_pb2 import OneCardOptions
+from croupier.v1.storage_pb2 import LoggedMove
+from service import keys
+from tests.service.helpers import assert_replays, game_id, stored
+
+# A replica sweeps every 0.2 s; the bound below is what a busy 2-core machine honestly gives
+# (the figure itself is printed, and measured over 1,000 deadlines in the slow test).
+LATE_BOUND_MS = 3_000
+
+
+def logged(redis_client: redis.Redis, name: str) -> list[LoggedMove]:
+    entries = cast(list[bytes], redis_client.lrange(keys.log(game_id(name)), 0, -1))
+    return [LoggedMove.FromString(e) for e in entries]
+
+
+def games_indexed(redis_client: redis.Redis) -> int:
+    counts: list[int] = [redis_client.zcard(keys.games_index(b)) for b in range(keys.INDEX_BUCKETS)]
+    return sum(counts)
+
+
+@pytest.fixture
+def pair(store_url: str) -> Iterator[tuple[LocalServer, LocalServer]]:
+    with LocalServer(store_url) as a, LocalServer(store_url) as b:
+        yield a, b
+
+
+def check_timeouts(redis_client: redis.Redis, names: list[str]) -> tuple[list[int], int, int]:
+    """Every move of these idle games is a timeout: each deadline acted on once. Returns the
+    lateness of each (ms), the timeouts fired and the deadlines passed (fired, or still
+    pending past their deadline)."""
+    lateness: list[int] = []
+    fired = passed = 0
+    now = int(time.time() * 1000)
+    for name in names:
+        entries = logged(redis_client, name)
+        deadlines = [(e.seat, e.timeout_deadline_ms) for e in entries]
+        assert all(d for _, d in deadlines), "a move nobody made that is not a timeout"
+        assert len(set(deadlines)) == len(deadlines), "a deadline acted on twice"
+        lateness += [e.timeout_fired_ms - e.timeout_deadline_ms for e in entries]
+        fired += len(entries)
+        _, game = stored(redis_client, name)
+        assert game.clock.timeouts == len(entries)
+        passed += len(entries)
+        # A deadline still pending has not passed by more than the bound.
+        for deadline in game.clock.deadline_ms:
+            if deadline and deadline < now - LATE_BOUND_MS:
+                passed += 1
+        assert_replays(redis_client, name)
+    return lateness, fired, passed
+
+
+@pytest.mark.parametrize(
+    ("clock", "field"),
+    [
+        (pb.Clock(seconds_per_decision=0, on_timeout=pb.TIMEOUT_POLICY_AUTO), "seconds"),
+        (pb.Clock(seconds_per_decision=-5), "seconds"),
+        (pb.Clock(seconds_per_decision=86_401), "seconds"),
+        (
+            pb.Clock(seconds_per_decision=30, on_timeout=cast(pb.TimeoutPolicy.ValueType, 7)),
+            "on_timeout",
+        ),
+    ],
+)
+def test_bad_clocks_are_refused_and_create_nothing(
+    client: Croupier, redis_client: redis.Redis, clock: pb.Clock, field: str
+) -> None:
+    before = games_indexed(redis_client)
+    request = pb.CreateGameRequest(seats=2, one_card=OneCardOptions(), clock=clock)
+    with pytest.raises(CroupierError) as raised:
+        client._call(client._stub.CreateGame, request, None)
+    assert raised.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert raised.value.reason == "INVALID_CLOCK"
+    assert field in raised.value.message
+    assert games_indexed(redis_client) == before
+
+
+def test_the_bounds_are_accepted(client: Croupier) -> None:
+    for seconds in (1, 86_400):
+        created = client.create(options_for("one_card"), 2, clock_seconds=seconds)
+        assert created.view.clock_seconds == seconds
+        (deadline,) = created.view.deadlines
+        assert deadline.seat in created.view.active_seats
+        left = deadline.deadline.ToMilliseconds() - time.time() * 1000
+        assert seconds * 1000 - 5_000 < left <= seconds * 1000
+
+
+def test_an_idle_seat_is_played_by_the_bot_when_its_deadline_passes(
+    client: Croupier, redis_client: redis.Redis
+) -> None:
+    created = client.create(options_for("whats_your_name"), 3, seed=4, clock_seconds=1)
+    # Simultaneous secret plays: one deadline per seat that must act.
+    assert len(created.view.deadlines) == len(created.view.active_seats) >= 2
+    time.sleep(3.6)
+    lateness, fired, passed = check_timeouts(redis_client, [created.name])
+    assert fired >= 3 and fired == passed
+    assert max(lateness) < LATE_BOUND_MS
+    view = client.get(created.name)
+    assert view.move_count == fired
+
+
+def test_a_move_just_before_the_deadline_wins(client: Croupier, redis_client: redis.Redis) -> None:
+    created = client.create(options_for("one_card"), 2, seed=8, clock_seconds=1)
+    credentials = list(created.seat_credentials)
+    won = 0
+    for _ in range(4):
+        view = client.get(created.name)
+        if view.HasField("result"):
+            break
+        (deadline,) = view.deadlines
+        seat = deadline.seat
+        moves = client.legal_moves(created.name, credentials[seat])
+        wait = deadline.deadline.ToMilliseconds() / 1000 - time.time() - 0.15
+        time.sleep(max(0.0, wait))
+        try:
+            client.apply(created.name, credentials[seat], moves[0], etag=view.etag)
+            won += 1
+        except CroupierError as error:
+            # The machine was too slow to send it in time: the timeout was first, alone.
+            if error.reason != "ETAG_MISMATCH":
+                raise
+    entries = logged(redis_client, created.name)
+    humans = [e for e in entries if not e.timeout_deadline_ms]
+    assert len(humans) == won >= 2
+    timeouts = [(e.seat, e.timeout_deadline_ms) for e in entries if e.timeout_deadline_ms]
+    assert len(set(timeouts)) == len(timeouts)  # never both, never twice
+    assert_replays(redis_client, created.name)
+
+
+def test_timeouts_fire_once_when_a_replica_is_killed(
+    pair: tuple[LocalServer, LocalServer], redis_client: redis.Redis
+) -> None:
+    """Idle games with 1 s clocks on two replicas; A is SIGKILLed half-way; B fires every
+    deadline since, within the bound; each deadline once."""
+    a, _ = pair
+    with Croupier(a.target) as via_a:
+        names = [
+            via_a.create(options_for("one_card"), 2, seed=s, clock_seconds=1).name for s in range(6)
+        ]
+    time.sleep(2.5)
+    assert a.process is not None
+    a.process.send_signal(signal.SIGKILL)
+    a.process.wait()
+    killed = time.time()
+    time.sleep(3.5)
+    lateness, fired, passed = check_timeouts(redis_client, names)
+    after_kill = [
+        e
+        for name in names
+        for e in logged(redis_client, name)
+        if e.timeout_deadline_ms > killed * 1000 + 200
+    ]
+    print(
+        f"timeouts fired {fired}, deadlines passed {passed}, doubled 0;"
+        f" lateness p50 {statistics.median(lateness):.0f} ms, max {max(lateness)} ms"
+    )
+    assert fired == passed and fired >= 6 * 4
+    assert after_kill, "replica B fired nothing after A was killed"
+    assert max(lateness) < LATE_BOUND_MS
+
+
+@pytest.mark.slow
+def test_timeout_lateness_over_a_thousand_deadlines(
+    pair: tuple[LocalServer, LocalServer], redis_client: redis.Redis
+) -> None:
+    """100 idle games with 1 s clocks for 11 s on two replicas: at least 1,000 deadlines."""
+    a, b = pair
+    with Croupier(a.target) as via_a, Croupier(b.target) as via_b:
+        names = [
+            (via_a if s % 2 else via_b)
+            .create(options_for("one_card"), 2, seed=s, clock_seconds=1)
+            .name
+            for s in range(100)
+        ]
+    time.sleep(11.5)
+    lateness, fired, passed = check_timeouts(redis_client, names)
+    lateness.sort()
+    p50 = lateness[len(lateness) // 2]
+    p99 = lateness[int(len(lateness) * 0.99)]
+    print(f"deadlines {fired} (passed {passed}), doubled 0; lateness p50 {p50} ms, p99 {p99} ms")
+    assert fired >= 1_000 and fired == passed
+
+
+def test_the_terminal_table_shows_the_clock(client: Croupier) -> None:
+    """`croupier-play --human 0 --clock 30`: the screen says the seconds left."""
+    out = io.StringIO()
+    view = play_human(
+        client,
+        "whats_your_name",
+        options_for("whats_your_name"),
+        3,
+        0,
+        5,
+        io.StringIO("q\n"),
+        out,
+        clock_seconds=30,
+    )
+    assert view is None  # the person quit
+    assert re.search(r"Clock \(30 s a move, .*P0 \(you\) (29|30) s left", out.getvalue())
