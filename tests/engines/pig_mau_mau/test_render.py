@@ -11,6 +11,7 @@ from croupier.render import pig_mau_mau as render
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauEvent, PigMauMauOptions, PigMauMauState
 from engines.pig_mau_mau import ENGINE
+from tests.engines import helpers as shared
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BET,
@@ -132,12 +133,7 @@ def test_a_whole_transcript_renders(seats: int) -> None:
 
 
 def seat_view(state: PigMauMauState, seat: int) -> GameView:
-    seats = len(state.hands)
-    view = GameView(
-        game_type="pig_mau_mau", seats=seats, display_names=NAMES[:seats], viewer_seat=seat
-    )
-    view.pig_mau_mau.CopyFrom(ENGINE.view(state, seat))
-    return view
+    return shared.seat_view(ENGINE, state, seat, NAMES)
 
 
 def test_moves_read_as_one_line_each() -> None:

@@ -7,6 +7,7 @@ import pytest
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauState
 from engines.core.errors import IllegalMove, MalformedMove
 from engines.pig_mau_mau import ENGINE
+from tests.engines import helpers as shared
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BET,
@@ -35,12 +36,8 @@ from tests.engines.pig_mau_mau.positions import (
 
 
 def refused(state: PigMauMauState, seat: int, move: Move, rule: str) -> IllegalMove:
-    before = encode(state)
-    with pytest.raises(IllegalMove) as caught:
-        ENGINE.apply(state, seat, move)
-    assert caught.value.rule_id == rule, caught.value
-    assert encode(state) == before
-    return caught.value
+    """The move is refused naming `rule`, it is not listed, and the state is unchanged."""
+    return shared.refused(ENGINE, state, seat, move, rule)
 
 
 def played_cards(state: PigMauMauState, seat: int) -> set[int]:
