@@ -1,4 +1,5 @@
-"""Bot seats: seats of a game that the service plays itself (issue 19).
+"""Bot seats: seats of a game that the service plays itself (issue 19), and seats that walked
+away (`clocks`: abandon_after consecutive timeouts), which the strong bot plays meanwhile.
 
 A bot seat is marked in the stored game by its level (`StoredGame.bot_levels`) and by a
 credential hash no credential has (`BOT_SEAT_HASH`: a SHA-256 digest is 32 bytes, this is
@@ -13,7 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.core.bots import LEVELS, bot_for, decision_rng
+from service import clocks
 from service.games import LoadedGame
+
+AWAY_LEVEL = "strong"  # who plays a seat that walked away (clocks: abandon_after)
 
 BOT_SEAT_HASH = b"bot seat"
 
@@ -22,6 +26,16 @@ def level_of(game: LoadedGame, seat: int) -> str:
     """The seat's bot level; empty for a human seat."""
     levels = game.stored.bot_levels
     return levels[seat] if seat < len(levels) else ""
+
+
+def player_of(game: LoadedGame, seat: int) -> str:
+    """The level the service plays the seat with now: a bot seat's own, the strong bot for a
+    seat that is away; empty when the seat's player moves itself."""
+    return level_of(game, seat) or (AWAY_LEVEL if clocks.is_away(game, seat) else "")
+
+
+def _any_played(game: LoadedGame) -> bool:
+    return any(game.stored.bot_levels) or any(game.stored.clock.away)
 
 
 def known_level(level: str) -> bool:
@@ -37,28 +51,24 @@ class BotMove:
 
 def bot_due(game: LoadedGame) -> bool:
     """Whether a bot seat may act now (cheap: no decision made)."""
-    if not any(game.stored.bot_levels) or game.waiting:
+    if not _any_played(game) or game.waiting or game.over:
         return False
-    if game.engine.result(game.state) is not None:
-        return False
-    return any(level_of(game, seat) for seat in game.engine.active_seats(game.state))
+    return any(player_of(game, seat) for seat in game.engine.active_seats(game.state))
 
 
 def next_bot_move(game: LoadedGame) -> BotMove | None:
     """The move of the first active bot seat with a legal move (in seat order rotated by the
     move count, so that no bot seat of a simultaneous decision is always first), None when no
     bot seat may act now (a game waiting for players, over, or a human's turn)."""
-    if not any(game.stored.bot_levels) or game.waiting:
+    if not _any_played(game) or game.waiting or game.over:
         return None
     engine, state = game.engine, game.state
-    if engine.result(state) is not None:
-        return None
     active = engine.active_seats(state)
     if not active:
         return None
     shift = game.stored.move_count % len(active)
     for seat in active[shift:] + active[:shift]:
-        level = level_of(game, seat)
+        level = player_of(game, seat)
         if not level:
             continue
         legal = engine.legal_moves(state, seat)

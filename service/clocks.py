@@ -9,8 +9,10 @@ lands before the timeout's write makes that write fail (docs/architecture.md).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Literal
 
-from croupier.v1.game_service_pb2 import Clock, TimeoutPolicy
+from croupier.v1.game_service_pb2 import Clock, GameRecord, TimeoutPolicy
 from croupier.v1.storage_pb2 import StoredClock
 from service import errors, keys
 from service.games import LoadedGame
@@ -18,13 +20,43 @@ from service.store import IndexEntry
 
 MIN_SECONDS = 1
 MAX_SECONDS = 86_400
-SUPPORTED_POLICIES = (TimeoutPolicy.TIMEOUT_POLICY_UNSPECIFIED, TimeoutPolicy.TIMEOUT_POLICY_AUTO)
+MAX_ABANDON_AFTER = 100  # more consecutive timeouts than moves in most games: absurd
+MAX_BANK_SECONDS = 86_400
+AUTO = TimeoutPolicy.TIMEOUT_POLICY_AUTO
+FORFEIT = TimeoutPolicy.TIMEOUT_POLICY_FORFEIT
+# Every game supports both: AUTO needs only a legal move (every game has one for a seat that
+# must act) and FORFEIT only the game's seats (engines/core/scoring.forfeit_result).
+SUPPORTED_POLICIES = (TimeoutPolicy.TIMEOUT_POLICY_UNSPECIFIED, AUTO, FORFEIT)
+
+# Who made a move: the seat's own credential, the service for it (a bot seat, an away seat),
+# or the service because the seat's deadline passed.
+By = Literal["seat", "service", "timeout"]
+
+
+def _system_ms() -> int:
+    return int(time.time() * 1000)
+
+
+_now: Callable[[], int] = _system_ms
 
 
 def now_ms() -> int:
     """The service's one notion of now for deadlines: this host's clock (replicas' clocks are
-    assumed synchronised, e.g. by NTP, to well under the 1 s tolerance)."""
-    return int(time.time() * 1000)
+    assumed synchronised, e.g. by NTP, to well under the 1 s tolerance), unless a test set
+    another source with `set_now`."""
+    return _now()
+
+
+def set_now(source: Callable[[], int] | None) -> None:
+    """Replace the service's clock (Unix ms), for tests that drive deadlines without sleeping
+    (tests/service/test_clock_policies.py); None: this host's clock again. Only the clock code
+    reads it: call deadlines, TTLs and the lobby keep real time."""
+    global _now
+    _now = source or _system_ms
+
+
+def _invalid(field: str, message: str) -> errors.ServiceError:
+    return errors.invalid_argument(errors.Reason.INVALID_CLOCK, f"clock.{field}", message)
 
 
 def check(clock: Clock) -> StoredClock | None:
@@ -32,19 +64,35 @@ def check(clock: Clock) -> StoredClock | None:
     if clock.ByteSize() == 0:
         return None
     if not MIN_SECONDS <= clock.seconds_per_decision <= MAX_SECONDS:
-        raise errors.invalid_argument(
-            errors.Reason.INVALID_CLOCK,
-            "clock.seconds_per_decision",
+        raise _invalid(
+            "seconds_per_decision",
             f"seconds per decision are {MIN_SECONDS} to {MAX_SECONDS} (a day)",
         )
     if clock.on_timeout not in SUPPORTED_POLICIES:
-        raise errors.invalid_argument(
-            errors.Reason.INVALID_CLOCK,
-            "clock.on_timeout",
-            "on_timeout: the one policy is TIMEOUT_POLICY_AUTO (the default)",
+        raise _invalid(
+            "on_timeout",
+            "on_timeout is TIMEOUT_POLICY_AUTO (the default) or TIMEOUT_POLICY_FORFEIT",
+        )
+    policy = clock.on_timeout or AUTO
+    if not 0 <= clock.abandon_after <= MAX_ABANDON_AFTER:
+        raise _invalid(
+            "abandon_after",
+            f"abandon_after is 1 to {MAX_ABANDON_AFTER} consecutive timeouts (0: never away)",
+        )
+    if clock.abandon_after and policy == FORFEIT:
+        raise _invalid(
+            "abandon_after", "with TIMEOUT_POLICY_FORFEIT the first timeout ends the game"
+        )
+    if not 0 <= clock.time_bank_seconds <= MAX_BANK_SECONDS:
+        raise _invalid(
+            "time_bank_seconds",
+            f"a time bank is 0 (none) to {MAX_BANK_SECONDS} seconds (a day)",
         )
     return StoredClock(
-        seconds=clock.seconds_per_decision, on_timeout=TimeoutPolicy.TIMEOUT_POLICY_AUTO
+        seconds=clock.seconds_per_decision,
+        on_timeout=policy,
+        abandon_after=clock.abandon_after,
+        bank_ms=clock.time_bank_seconds * 1000,
     )
 
 
@@ -52,23 +100,94 @@ def has_clock(game: LoadedGame) -> bool:
     return game.stored.HasField("clock") and game.stored.clock.seconds > 0
 
 
-def refresh(game: LoadedGame, mover: int | None, now: int) -> None:
+def policy(game: LoadedGame) -> int:
+    return game.stored.clock.on_timeout or AUTO
+
+
+def is_away(game: LoadedGame, seat: int) -> bool:
+    away = game.stored.clock.away
+    return seat < len(away) and away[seat]
+
+
+def _sized(clock: StoredClock, seats: int) -> None:
+    """Every per-seat list of the clock one entry per seat (a new game's are empty)."""
+    if len(clock.deadline_ms) != seats:
+        del clock.deadline_ms[:]
+        clock.deadline_ms.extend([0] * seats)
+    if len(clock.started_ms) != seats:
+        del clock.started_ms[:]
+        clock.started_ms.extend([0] * seats)
+    if clock.abandon_after and len(clock.away) != seats:
+        del clock.away[:], clock.consecutive_timeouts[:]
+        clock.away.extend([False] * seats)
+        clock.consecutive_timeouts.extend([0] * seats)
+    if clock.bank_ms and len(clock.banks_ms) != seats:
+        del clock.banks_ms[:]
+        clock.banks_ms.extend([clock.bank_ms] * seats)
+
+
+def _settle(clock: StoredClock, seat: int, now: int, by: By) -> None:
+    """Account for the decision `seat` just ended: its bank pays for the time beyond
+    seconds_per_decision, and a timeout counts towards being away, an own move clears it."""
+    started = clock.started_ms[seat]
+    if clock.bank_ms and started:
+        beyond = now - started - clock.seconds * 1000
+        if beyond > 0:
+            clock.banks_ms[seat] = max(0, clock.banks_ms[seat] - beyond)
+    if not clock.abandon_after:
+        return
+    if by == "seat":
+        clock.consecutive_timeouts[seat] = 0
+        clock.away[seat] = False
+    elif by == "timeout":
+        clock.consecutive_timeouts[seat] += 1
+        if clock.consecutive_timeouts[seat] >= clock.abandon_after:
+            clock.away[seat] = True
+
+
+def refresh(game: LoadedGame, mover: int | None, now: int, by: By = "seat") -> None:
     """Set the deadlines after a write: a seat that must act keeps its deadline unless it just
-    moved (a new decision) or had none (it just became active); the others have none."""
+    moved (a new decision) or had none (it just became active); the others have none. A seat's
+    deadline is seconds_per_decision plus its remaining bank after its decision begins."""
     if not has_clock(game):
         return
     clock = game.stored.clock
     seats = game.state.seats
-    if len(clock.deadline_ms) != seats:
-        del clock.deadline_ms[:]
-        clock.deadline_ms.extend([0] * seats)
-    over = game.engine.result(game.state) is not None
-    active = set() if over or game.waiting else set(game.engine.active_seats(game.state))
+    _sized(clock, seats)
+    if mover is not None:
+        _settle(clock, mover, now, by)
+    active = set() if game.waiting or game.over else set(game.engine.active_seats(game.state))
     for seat in range(seats):
         if seat not in active:
-            clock.deadline_ms[seat] = 0
+            clock.deadline_ms[seat] = clock.started_ms[seat] = 0
         elif seat == mover or not clock.deadline_ms[seat]:
-            clock.deadline_ms[seat] = now + clock.seconds * 1000
+            clock.started_ms[seat] = now
+            bank = clock.banks_ms[seat] if clock.bank_ms else 0
+            clock.deadline_ms[seat] = now + clock.seconds * 1000 + bank
+
+
+def come_back(game: LoadedGame, seat: int, now: int) -> bool:
+    """An away seat's credential acted: the seat is no longer away and, if it must act, its
+    decision begins now. False (nothing changed) when the seat was not away."""
+    if not is_away(game, seat):
+        return False
+    clock = game.stored.clock
+    clock.away[seat] = False
+    clock.consecutive_timeouts[seat] = 0
+    if clock.deadline_ms[seat]:
+        clock.deadline_ms[seat] = 0
+    refresh(game, None, now)
+    return True
+
+
+def forfeit(game: LoadedGame, seat: int, deadline: int, now: int) -> None:
+    """End the game by `seat`'s forfeit: its deadline passed under FORFEIT."""
+    clock = game.stored.clock
+    clock.forfeited_seat = seat
+    clock.forfeit_deadline_ms = deadline
+    clock.forfeit_fired_ms = now
+    clock.timeouts += 1
+    refresh(game, None, now)
 
 
 def next_deadline(game: LoadedGame) -> int | None:
@@ -89,9 +208,25 @@ def due_keys() -> list[str]:
 
 def due_seats(game: LoadedGame, now: int) -> list[int]:
     """The seats whose deadline has passed at `now`, earliest deadline first."""
-    if not has_clock(game) or game.waiting or game.engine.result(game.state) is not None:
+    if not has_clock(game) or game.waiting or game.over:
         return []
     active = set(game.engine.active_seats(game.state))
     deadlines = game.stored.clock.deadline_ms
     due = [s for s, d in enumerate(deadlines) if d and d <= now and s in active]
     return sorted(due, key=lambda s: (deadlines[s], s))
+
+
+def add_to_record(game: LoadedGame, record: GameRecord) -> None:
+    """The clock's part of a finished game's record: the clock it was created with (in its
+    setup) and the forfeit that ended it, if one did (a replay ends there too)."""
+    if not has_clock(game):
+        return
+    clock = game.stored.clock
+    setup = record.setup.clock
+    setup.seconds_per_decision = clock.seconds
+    setup.on_timeout = TimeoutPolicy.ValueType(clock.on_timeout)
+    setup.abandon_after = clock.abandon_after
+    setup.time_bank_seconds = int(clock.bank_ms // 1000)
+    if clock.HasField("forfeited_seat"):
+        record.forfeit.seat = clock.forfeited_seat
+        record.forfeit.deadline.FromMilliseconds(clock.forfeit_deadline_ms)

@@ -73,6 +73,7 @@ class Reason(StrEnum):
     ALL_SEATS_BOTS = "ALL_SEATS_BOTS"
     BOT_SEAT = "BOT_SEAT"
     INVALID_CLOCK = "INVALID_CLOCK"
+    GAME_FORFEITED = "GAME_FORFEITED"
 
 
 @dataclass
@@ -335,4 +336,12 @@ def all_seats_bots() -> ServiceError:
         Reason.ALL_SEATS_BOTS,
         "every seat a bot is a simulation: it needs the operator key (give at least one seat"
         " to a human otherwise)",
+    )
+
+
+def game_forfeited(seat: int) -> ServiceError:
+    return failed_precondition(
+        Reason.GAME_FORFEITED,
+        "move",
+        f"the game is over: seat {seat} forfeited when its deadline passed (no more moves)",
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
+from croupier.v1.common_pb2 import GameResult
 from croupier.v1.game_service_pb2 import (
     Event,
     GameStatus,
@@ -23,6 +24,7 @@ from croupier.v1.game_service_pb2 import (
 )
 from croupier.v1.storage_pb2 import AudiencedEvent, LoggedMove, MoveNotification, StoredGame
 from engines.core.engine import Emitted
+from engines.core.scoring import forfeit_result
 from engines.registry import GAMES, AnyEngine
 
 NAME_PREFIX = "games/"
@@ -71,8 +73,24 @@ class LoadedGame:
         """Some seats are open: no moves until every seat is claimed."""
         return any(not digest for digest in self.stored.credential_hashes)
 
+    def result(self) -> GameResult | None:
+        """The final result once the game is over: the engine's, or a forfeit's (a seat's
+        deadline passed under TIMEOUT_POLICY_FORFEIT, which the engine's state does not know)."""
+        clock = self.stored.clock
+        if clock.HasField("forfeited_seat"):
+            return forfeit_result(
+                self.state.seats, clock.forfeited_seat, cooperative=self.engine.cooperative
+            )
+        return self.engine.result(self.state)
+
+    @property
+    def over(self) -> bool:
+        return self.stored.clock.HasField("forfeited_seat") or (
+            self.engine.result(self.state) is not None
+        )
+
     def status(self) -> GameStatus.ValueType:
-        if self.engine.result(self.state) is not None:
+        if self.over:
             return GameStatus.GAME_STATUS_FINISHED
         return GameStatus.GAME_STATUS_WAITING if self.waiting else GameStatus.GAME_STATUS_ACTIVE
 
@@ -90,7 +108,10 @@ class LoadedGame:
         view.seats = state.seats
         view.display_names.extend(self.stored.display_names)
         waiting = self.waiting
-        if not waiting:  # a game waiting for players accepts no move from any seat
+        clock = self.stored.clock
+        forfeited = clock.HasField("forfeited_seat")
+        # A game waiting for players accepts no move from any seat, nor a forfeited one.
+        if not waiting and not forfeited:
             view.active_seats.extend(engine.active_seats(state))
         view.move_count = self.stored.move_count
         view.player_ids.extend(player_ids(self.stored, state.seats))
@@ -99,15 +120,18 @@ class LoadedGame:
         if self.stored.rematch:
             view.rematch = game_name(self.stored.rematch)
         view.bot_levels.extend(self.stored.bot_levels)
-        clock = self.stored.clock
         if clock.seconds:
             view.clock_seconds = clock.seconds
             for deadline_seat, deadline in enumerate(clock.deadline_ms):
                 if deadline:
                     view.deadlines.add(seat=deadline_seat).deadline.FromMilliseconds(deadline)
+            view.away.extend(clock.away)
+            view.time_bank_ms.extend(clock.banks_ms)
+            if forfeited:
+                view.forfeited_seat = clock.forfeited_seat
         if seat is not None:
             view.viewer_seat = seat
-        result = engine.result(state)
+        result = self.result()
         if result is not None:
             view.result.CopyFrom(result)
         getattr(view, engine.game_id).CopyFrom(engine.view(state, seat))
@@ -200,6 +224,9 @@ def replayed_updates(
         update = WatchGameResponse(view=game.view(seat))
         game.add_events(update.events, emitted, seat)
         yield update
+    if current.stored.clock.HasField("forfeited_seat") and current.version > after:
+        # The forfeit is a write but no move: its update is the final view, without events.
+        yield WatchGameResponse(view=current.view(seat))
     if state.SerializeToString(deterministic=True) != current.state.SerializeToString(
         deterministic=True
     ):

@@ -156,7 +156,7 @@ def summary(game: LoadedGame) -> pb.GameSummary:
         create_time=timestamp(stored.create_time_ms),
         move_count=stored.move_count,
     )
-    result = game.engine.result(state)
+    result = game.result()
     if result is not None:
         found.result.CopyFrom(result)
     return found

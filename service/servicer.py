@@ -362,7 +362,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         once written, else the game as the store holds it now (GAME_NOT_FOUND when gone)."""
         data = game.stored.SerializeToString()
         head = notification_head(pb_notification(game.version + 1), len(data))
-        over = game.engine.result(game.state) is not None
+        over = game.over
         if ttl_seconds is None:
             ttl_seconds = (
                 self._settings.finished_ttl_seconds if over else self._settings.game_ttl_seconds
@@ -414,7 +414,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return pb.CreateGameResponse(
                     name=game_name(made.game_id), etag=made.etag, view=made.view(None)
                 )
-            if old.engine.result(old.state) is None:
+            if not old.over:
                 raise errors.failed_precondition(
                     errors.Reason.GAME_NOT_FINISHED,
                     "rematch_of",
@@ -506,6 +506,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 )
             except errors.ServiceError:
                 if confirmed:
+                    await self._come_back(game_id, snapshot, call)
                     raise
                 metrics.remembered_state("rechecked").inc()
                 snapshot, confirmed = await self._read(game_id, request_id), True
@@ -525,7 +526,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
                 await self._feed_move(game_id, commit.expected_version + 1, response)
-                if response.view.bot_levels:
+                if response.view.bot_levels or any(response.view.away):
                     self._start_bots_of(game_id)
                 return response
             if result.too_late:
@@ -585,6 +586,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 "move",
                 "the game is waiting for players: no moves until every seat is claimed",
             )
+        if game.stored.clock.HasField("forfeited_seat"):
+            raise errors.game_forfeited(game.stored.clock.forfeited_seat)
         move = game.unwrap_move(request.move)
         if move is None:
             raise errors.invalid_argument(
@@ -613,18 +616,20 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         digest: bytes,
         deadline_ms: int,
         timeout: tuple[int, int] | None = None,
+        by: clocks.By = "seat",
     ) -> tuple[pb.ApplyMoveResponse, Commit]:
         """The response to a move `seat` made on `game` (applied to its state, which emitted
         `emitted`) and the write that records it: one write, log entry and notification per
-        move, whether a credential's (ApplyMove) or a bot seat's."""
+        move, whether a credential's (ApplyMove) or the service's (`by`: a bot or away seat's,
+        or a timeout's)."""
         expected = game.version
         game.version += 1
         game.stored.move_count += 1
-        clocks.refresh(game, seat, clocks.now_ms())
+        clocks.refresh(game, seat, clocks.now_ms(), by)
         response = pb.ApplyMoveResponse(etag=game.etag)
         game.add_events(response.events, emitted, seat)
         game.fill_view(response.view, seat)
-        over = game.engine.result(game.state) is not None
+        over = game.over
         data = game.stored.SerializeToString()
         head = notification_head(game.notification(emitted), len(data))
         record = None
@@ -930,6 +935,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return
             seat = due[0]
             deadline = game.stored.clock.deadline_ms[seat]
+            if clocks.policy(game) == clocks.FORFEIT:
+                snapshot = await self._forfeit(game, seat, deadline, now)
+                if snapshot is None:
+                    return
+                continue
             legal = game.engine.legal_moves(game.state, seat)
             if not legal:
                 return
@@ -941,7 +951,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             emitted = game.engine.apply(game.state, seat, move)
             game.stored.clock.timeouts += 1
             response, commit = self._move_commit(
-                game, seat, game.wrap_move(move), emitted, None, b"", 0, (deadline, now)
+                game, seat, game.wrap_move(move), emitted, None, b"", 0, (deadline, now), "timeout"
             )
             await self._schedule(game)
             result = await self._store.commit(commit)
@@ -955,6 +965,43 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 continue
             # A move (or another replica's timeout) landed first: decide again on it.
             snapshot = result.current
+
+    async def _forfeit(
+        self, game: LoadedGame, seat: int, deadline: int, now: int
+    ) -> Snapshot | None:
+        """End the game by `seat`'s forfeit (FORFEIT: its deadline passed), a write that is no
+        move, with the version's compare-and-set: None once written (or the game is gone), else
+        the game as it is now (a move landed first: decide again on it)."""
+        clocks.forfeit(game, seat, deadline, now)
+        current = await self._update(game)
+        if current is not None:
+            return current
+        metrics.TIMEOUTS.inc()
+        metrics.TIMEOUT_LATENESS.observe(max(0, now - deadline) / 1000)
+        log.info("game_forfeited", game=game.game_id, seat=seat, late_ms=now - deadline)
+        await self._feed(
+            pb.FeedEvent.Kind.KIND_GAME_FINISHED,
+            game.game_id,
+            game.version,
+            game.stored.game_type,
+            player_ids(game.stored, game.state.seats),
+            result=game.view(None),
+        )
+        return None
+
+    async def _come_back(self, game_id: str, snapshot: Snapshot | None, call: CallLog) -> None:
+        """An away seat's credential called ApplyMove and was refused (not its turn, say: its
+        bot plays its turns at once): the seat is no longer away from then on, a write of its
+        own (docs/decisions.md, "Walking away"). Nothing for any other caller."""
+        seat = call.seat  # set once the credential was found to be this seat's
+        for _ in range(self._settings.max_commit_attempts):
+            if snapshot is None or seat is None:
+                return
+            game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+            if not clocks.come_back(game, seat, clocks.now_ms()):
+                return
+            await self._schedule(game)
+            snapshot = await self._update(game)
 
     def _start_bots(self, game: LoadedGame) -> None:
         """Play the game's bot seats in the background when one of them may act now."""
@@ -980,8 +1027,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 if chosen is None:
                     return
                 emitted = game.engine.apply(game.state, chosen.seat, chosen.move)
+                move = game.wrap_move(chosen.move)
                 response, commit = self._move_commit(
-                    game, chosen.seat, game.wrap_move(chosen.move), emitted, None, b"", 0
+                    game, chosen.seat, move, emitted, None, b"", 0, by="service"
                 )
                 await self._schedule(game)
                 result = await self._store.commit(commit)
@@ -1015,7 +1063,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = game_id = _game_id(request.name)
         game, entries = await self._load_with_log(game_id, call)
         self._caller_of(game, call)
-        result = game.engine.result(game.state)
+        result = game.result()
         if result is None:
             # The seed and the deal would tell every hidden card still in play.
             raise errors.failed_precondition(
@@ -1038,6 +1086,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         for entry in entries:
             logged = LoggedMove.FromString(entry)
             record.moves.add(seat=logged.seat, move=logged.move)
+        clocks.add_to_record(game, record)
         return pb.GetGameRecordResponse(record=record)
 
     @unary
@@ -1080,7 +1129,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 game = LoadedGame.decode(entry.game_id, snapshot.version, snapshot.data)
                 if lobby.matches(game, listing, lobby=not operator):
                     response.games.append(lobby.summary(game))
-                elif entry.key.startswith(LOBBY_PREFIX) and game.engine.result(game.state):
+                elif entry.key.startswith(LOBBY_PREFIX) and game.over:
                     # A lobby entry of a finished game: never open again. A started or full
                     # game may be left (LeaveGame), so its lobby entry stays; a player's
                     # entries stay for the operator's listing.
@@ -1150,7 +1199,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 _check_resumable(since, game)
                 async for update in _replayed(game, log, since, seat):
                     yield update
-            while game.engine.result(game.state) is None:
+            while not game.over:
                 if notifications.skipped:
                     # The stream fell far behind while its client was reading (the server was
                     # busy): what did not fit in the queue is in the log.
@@ -1239,6 +1288,8 @@ def _rematch_of(old: LoadedGame) -> LoadedGame:
     if before.clock.seconds:
         stored.clock.seconds = before.clock.seconds
         stored.clock.on_timeout = before.clock.on_timeout
+        stored.clock.abandon_after = before.clock.abandon_after
+        stored.clock.bank_ms = before.clock.bank_ms
     getattr(stored, before.game_type).CopyFrom(state)
     game_id = secrets.token_hex(12)
     return LoadedGame(game_id, 1, stored, engine, getattr(stored, before.game_type))

@@ -65,6 +65,8 @@ class Engine(ABC, Generic[OptionsT, StateT, ViewT, MoveT, EventT]):
     title: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
+    # Every seat wins or loses together (C-7): what a forfeit means for the others.
+    cooperative: ClassVar[bool] = False
     options_type: type[OptionsT]
     state_type: type[StateT]
     view_type: type[ViewT]

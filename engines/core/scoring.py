@@ -49,3 +49,25 @@ def shared_result(seats: int, *, won: bool, summary: str) -> GameResult:
         winners=list(range(seats)) if won else [],
         summary=summary,
     )
+
+
+def forfeit_result(seats: int, forfeited: int, *, cooperative: bool) -> GameResult:
+    """The result of a game that ended when `forfeited`'s deadline passed under the FORFEIT
+    policy (the service's, not a rule): that seat is last alone (placement `seats`, score 0).
+    In a competitive game every other seat scores 1, shares the first place and wins; in a
+    cooperative one the team loses (no winners, every score 0) and the other seats share the
+    first place as in any lost game (docs/games/<game>.md, "Forfeit")."""
+    others = 0 if cooperative else 1
+    return GameResult(
+        seats=[
+            SeatResult(
+                seat=seat,
+                score=0 if seat == forfeited else others,
+                placement=seats if seat == forfeited else 1,
+            )
+            for seat in range(seats)
+        ],
+        winners=[] if cooperative else [s for s in range(seats) if s != forfeited],
+        summary=f"seat {forfeited} forfeited (its deadline passed)"
+        + (": the team loses" if cooperative else ": the other seats share the win"),
+    )

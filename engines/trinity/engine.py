@@ -22,6 +22,7 @@ class TrinityEngine(Engine[TrinityOptions, TrinityState, TrinityView, TrinityMov
     title = "Trinity"
     min_seats = 3
     max_seats = 3
+    cooperative = True
     options_type = TrinityOptions
     state_type = TrinityState
     view_type = TrinityView

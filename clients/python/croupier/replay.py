@@ -2,7 +2,8 @@
 
 A record file is the protobuf JSON of `croupier.v1.GameRecord`, as `croupier-play
 --save-record FILE` writes it: `croupier-play --replay FILE` applies every move from the
-recorded setup and seed and checks that the game ends in the recorded result.
+recorded setup and seed and checks that the game ends in the recorded result (a forfeit
+after the last move ends it as the service did: engines/core/scoring.forfeit_result).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from croupier.render import describe_event
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.common_pb2 import GameResult
 from engines.core.errors import IllegalMove, MalformedMove
+from engines.core.scoring import forfeit_result
 from engines.registry import GAMES
 
 
@@ -62,6 +64,16 @@ def replay(record: pb.GameRecord, out: TextIO | None = None) -> GameResult:
             text = "\n      ".join(lines) or "(nothing public)"
             print(f"{number:4d}. {names[recorded.seat]}: {text}", file=out)
     result = engine.result(state)
+    if record.HasField("forfeit"):
+        # The game ended after its last move when a seat's deadline passed (FORFEIT).
+        if result is not None:
+            raise ReplayMismatch("the record's forfeit comes after the game was over")
+        seat = record.forfeit.seat
+        if not 0 <= seat < setup.seats:
+            raise ReplayMismatch(f"the record's forfeit names no seat ({seat})")
+        result = forfeit_result(setup.seats, seat, cooperative=engine.cooperative)
+        if out is not None:
+            print(f"      {names[seat]} forfeited: the deadline passed", file=out)
     if result is None:
         raise ReplayMismatch(f"after {len(record.moves)} moves the game is not over")
     if result.SerializeToString(deterministic=True) != record.result.SerializeToString(

@@ -36,6 +36,8 @@ class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Timeout
     """The default: AUTO."""
     TIMEOUT_POLICY_AUTO: _TimeoutPolicy.ValueType  # 1
     """The seat's move is chosen by the service's strong bot, from the seat's view."""
+    TIMEOUT_POLICY_FORFEIT: _TimeoutPolicy.ValueType  # 2
+    """The game ends at once with that seat last (each game's doc says what its result is then)."""
 
 class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
     """What the service does for a seat whose deadline passed."""
@@ -44,6 +46,8 @@ TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.ValueType  # 0
 """The default: AUTO."""
 TIMEOUT_POLICY_AUTO: TimeoutPolicy.ValueType  # 1
 """The seat's move is chosen by the service's strong bot, from the seat's view."""
+TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.ValueType  # 2
+"""The game ends at once with that seat last (each game's doc says what its result is then)."""
 Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 
 class _GameStatus:
@@ -209,21 +213,35 @@ class Clock(_message.Message):
 
     SECONDS_PER_DECISION_FIELD_NUMBER: _builtins.int
     ON_TIMEOUT_FIELD_NUMBER: _builtins.int
+    ABANDON_AFTER_FIELD_NUMBER: _builtins.int
+    TIME_BANK_SECONDS_FIELD_NUMBER: _builtins.int
     seconds_per_decision: _builtins.int
     """Seconds per decision, 1 to 86400: a seat's deadline is this long after it becomes active
     or after its own last move. 0 (or no clock): no deadlines.
     """
     on_timeout: Global___TimeoutPolicy.ValueType
     """What the service does for a seat whose deadline passed (unset: AUTO)."""
+    abandon_after: _builtins.int
+    """With AUTO: after this many consecutive timeouts a seat is away (1 to 100; 0: never): the
+    service plays it with the strong bot right away, without waiting for deadlines, until the
+    seat's own credential calls ApplyMove again (docs/api.md, "Turn clocks").
+    """
+    time_bank_seconds: _builtins.int
+    """Each seat's time bank, 0 to 86400 seconds (0: none): a seat's deadline is
+    seconds_per_decision plus what remains of its bank, and time a decision takes beyond
+    seconds_per_decision comes out of the bank.
+    """
     def __init__(
         self,
         *,
         seconds_per_decision: _builtins.int = ...,
         on_timeout: Global___TimeoutPolicy.ValueType = ...,
+        abandon_after: _builtins.int = ...,
+        time_bank_seconds: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["on_timeout", b"on_timeout", "seconds_per_decision", b"seconds_per_decision"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandon_after", b"abandon_after", "on_timeout", b"on_timeout", "seconds_per_decision", b"seconds_per_decision", "time_bank_seconds", b"time_bank_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -556,6 +574,9 @@ class GameView(_message.Message):
     BOT_LEVELS_FIELD_NUMBER: _builtins.int
     DEADLINES_FIELD_NUMBER: _builtins.int
     CLOCK_SECONDS_FIELD_NUMBER: _builtins.int
+    AWAY_FIELD_NUMBER: _builtins.int
+    TIME_BANK_MS_FIELD_NUMBER: _builtins.int
+    FORFEITED_SEAT_FIELD_NUMBER: _builtins.int
     WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
     ONE_CARD_FIELD_NUMBER: _builtins.int
     PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
@@ -579,6 +600,8 @@ class GameView(_message.Message):
     """The name of this game's rematch (CreateGame with rematch_of), once there is one."""
     clock_seconds: _builtins.int
     """With a turn clock: seconds per decision (0: the game has no clock)."""
+    forfeited_seat: _builtins.int
+    """With FORFEIT: the seat whose deadline passed and ended the game (the result places it last)."""
     @_builtins.property
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names, one per seat (empty strings where none was given)."""
@@ -608,6 +631,16 @@ class GameView(_message.Message):
     @_builtins.property
     def deadlines(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatDeadline]:
         """With a turn clock: the deadline of every seat that must act now, in seat order."""
+
+    @_builtins.property
+    def away(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """With a turn clock: whether each seat is away (abandon_after consecutive timeouts: the
+        service's strong bot plays it until its credential calls ApplyMove), in seat order.
+        """
+
+    @_builtins.property
+    def time_bank_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """With a time bank: each seat's remaining bank in milliseconds, in seat order."""
 
     @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameView:
@@ -648,20 +681,27 @@ class GameView(_message.Message):
         bot_levels: _abc.Iterable[_builtins.str] | None = ...,
         deadlines: _abc.Iterable[Global___SeatDeadline] | None = ...,
         clock_seconds: _builtins.int = ...,
+        away: _abc.Iterable[_builtins.bool] | None = ...,
+        time_bank_ms: _abc.Iterable[_builtins.int] | None = ...,
+        forfeited_seat: _builtins.int | None = ...,
         whats_your_name: _whats_your_name_pb2.WhatsYourNameView | None = ...,
         one_card: _one_card_pb2.OneCardView | None = ...,
         pig_mau_mau: _pig_mau_mau_pb2.PigMauMauView | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
         trinity: _trinity_pb2.TrinityView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "result", b"result", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "_viewer_seat", b"_viewer_seat", "forfeited_seat", b"forfeited_seat", "game", b"game", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "result", b"result", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "bot_levels", b"bot_levels", "clock_seconds", b"clock_seconds", "deadlines", b"deadlines", "display_names", b"display_names", "etag", b"etag", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "away", b"away", "bot_levels", b"bot_levels", "clock_seconds", b"clock_seconds", "deadlines", b"deadlines", "display_names", b"display_names", "etag", b"etag", "forfeited_seat", b"forfeited_seat", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "time_bank_ms", b"time_bank_ms", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__forfeited_seat: _TypeAlias = _typing.Literal["forfeited_seat"]  # noqa: Y015
+    _WhichOneofArgType__forfeited_seat: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat"]  # noqa: Y015
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__forfeited_seat) -> _WhichOneofReturnType__forfeited_seat | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__viewer_seat) -> _WhichOneofReturnType__viewer_seat | None: ...
     @_typing.overload
@@ -1121,6 +1161,7 @@ class GameRecord(_message.Message):
     MOVES_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
+    FORFEIT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game's resource name, `games/{id}`."""
     @_builtins.property
@@ -1141,6 +1182,10 @@ class GameRecord(_message.Message):
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the game was created."""
 
+    @_builtins.property
+    def forfeit(self) -> Global___Forfeit:
+        """Set when the game ended by a forfeit (TIMEOUT_POLICY_FORFEIT) after its last move."""
+
     def __init__(
         self,
         *,
@@ -1149,14 +1194,43 @@ class GameRecord(_message.Message):
         moves: _abc.Iterable[Global___RecordedMove] | None = ...,
         result: _common_pb2.GameResult | None = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
+        forfeit: Global___Forfeit | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "result", b"result", "setup", b"setup"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "forfeit", b"forfeit", "result", b"result", "setup", b"setup"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "moves", b"moves", "name", b"name", "result", b"result", "setup", b"setup"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "forfeit", b"forfeit", "moves", b"moves", "name", b"name", "result", b"result", "setup", b"setup"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameRecord: _TypeAlias = GameRecord  # noqa: Y015
+
+@_typing.final
+class Forfeit(_message.Message):
+    """A game's end by a seat's passed deadline under TIMEOUT_POLICY_FORFEIT."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that forfeited."""
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """Its deadline that passed."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Forfeit: _TypeAlias = Forfeit  # noqa: Y015
 
 @_typing.final
 class RecordedMove(_message.Message):

@@ -146,15 +146,50 @@ class StoredClock(_message.Message):
     ON_TIMEOUT_FIELD_NUMBER: _builtins.int
     DEADLINE_MS_FIELD_NUMBER: _builtins.int
     TIMEOUTS_FIELD_NUMBER: _builtins.int
+    ABANDON_AFTER_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    BANKS_MS_FIELD_NUMBER: _builtins.int
+    STARTED_MS_FIELD_NUMBER: _builtins.int
+    CONSECUTIVE_TIMEOUTS_FIELD_NUMBER: _builtins.int
+    AWAY_FIELD_NUMBER: _builtins.int
+    FORFEITED_SEAT_FIELD_NUMBER: _builtins.int
+    FORFEIT_DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    FORFEIT_FIRED_MS_FIELD_NUMBER: _builtins.int
     seconds: _builtins.int
     """Seconds per decision."""
     on_timeout: _builtins.int
     """The TimeoutPolicy value."""
     timeouts: _builtins.int
     """Timeouts fired, in all."""
+    abandon_after: _builtins.int
+    """Consecutive timeouts that make a seat away (0: never)."""
+    bank_ms: _builtins.int
+    """Each seat's time bank at the start, milliseconds (0: none)."""
+    forfeited_seat: _builtins.int
+    """With FORFEIT: the seat that forfeited; unset while no seat has."""
+    forfeit_deadline_ms: _builtins.int
+    """With forfeited_seat: its deadline that passed (Unix ms)."""
+    forfeit_fired_ms: _builtins.int
+    """With forfeited_seat: when the forfeit's write was decided (Unix ms)."""
     @_builtins.property
     def deadline_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Each seat's deadline, Unix milliseconds; 0 for a seat that need not act."""
+
+    @_builtins.property
+    def banks_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's remaining bank, milliseconds (with bank_ms)."""
+
+    @_builtins.property
+    def started_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """When each seat's current decision began, Unix milliseconds (0: none)."""
+
+    @_builtins.property
+    def consecutive_timeouts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's timeouts since its own last move."""
+
+    @_builtins.property
+    def away(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """Whether each seat is away (played by the strong bot until its credential acts)."""
 
     def __init__(
         self,
@@ -163,12 +198,23 @@ class StoredClock(_message.Message):
         on_timeout: _builtins.int = ...,
         deadline_ms: _abc.Iterable[_builtins.int] | None = ...,
         timeouts: _builtins.int = ...,
+        abandon_after: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+        banks_ms: _abc.Iterable[_builtins.int] | None = ...,
+        started_ms: _abc.Iterable[_builtins.int] | None = ...,
+        consecutive_timeouts: _abc.Iterable[_builtins.int] | None = ...,
+        away: _abc.Iterable[_builtins.bool] | None = ...,
+        forfeited_seat: _builtins.int | None = ...,
+        forfeit_deadline_ms: _builtins.int = ...,
+        forfeit_fired_ms: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "forfeited_seat", b"forfeited_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "on_timeout", b"on_timeout", "seconds", b"seconds", "timeouts", b"timeouts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "abandon_after", b"abandon_after", "away", b"away", "bank_ms", b"bank_ms", "banks_ms", b"banks_ms", "consecutive_timeouts", b"consecutive_timeouts", "deadline_ms", b"deadline_ms", "forfeit_deadline_ms", b"forfeit_deadline_ms", "forfeit_fired_ms", b"forfeit_fired_ms", "forfeited_seat", b"forfeited_seat", "on_timeout", b"on_timeout", "seconds", b"seconds", "started_ms", b"started_ms", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__forfeited_seat: _TypeAlias = _typing.Literal["forfeited_seat"]  # noqa: Y015
+    _WhichOneofArgType__forfeited_seat: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__forfeited_seat) -> _WhichOneofReturnType__forfeited_seat | None: ...
 
 Global___StoredClock: _TypeAlias = StoredClock  # noqa: Y015
 
