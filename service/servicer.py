@@ -473,7 +473,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         game = await self._load(game_id, call)
         seat = self._seat(game, call, required=True)
         assert seat is not None
-        moves = [] if game.waiting else game.engine.legal_moves(game.state, seat)
+        # No moves while waiting for players, nor after a forfeit (the engine's state goes on).
+        moves = [] if game.waiting or game.over else game.engine.legal_moves(game.state, seat)
         return pb.ListLegalMovesResponse(
             moves=[game.wrap_move(m) for m in moves], etag=game.etag, seat=seat
         )
@@ -901,13 +902,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         against its game and acted on with the version's compare-and-set (exactly one replica's
         write is made). Runs until cancelled."""
         tick = self._settings.clock_tick_seconds
-        due_keys = clocks.due_keys()
         while True:
             try:
-                now = clocks.now_ms()
-                entries = await self._store.index_page(due_keys, (now, "g"), 256)
-                if entries:
-                    await asyncio.gather(*(self._fire(e) for e in entries))
+                await self.sweep_clocks()
             except asyncio.CancelledError:
                 raise
             except StoreUnavailable as exc:
@@ -915,6 +912,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             except Exception:
                 log.exception("clock_sweep_failed")
             await asyncio.sleep(tick)
+
+    async def sweep_clocks(self) -> int:
+        """One sweep: act on every deadline of the due index that has passed by now (tests
+        with an injectable clock call it between their moves). Returns the entries found."""
+        entries = await self._store.index_page(clocks.due_keys(), (clocks.now_ms(), "g"), 256)
+        if entries:
+            await asyncio.gather(*(self._fire(e) for e in entries))
+        return len(entries)
 
     async def _fire(self, entry: IndexEntry) -> None:
         """Act for the seats of one game whose deadlines have passed, each with the version's

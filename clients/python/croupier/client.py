@@ -96,6 +96,7 @@ class Croupier:
         public: bool = False,
         bot_levels: Sequence[str] = (),
         clock_seconds: int = 0,
+        clock: pb.Clock | None = None,
     ) -> pb.CreateGameResponse:
         """`request_id`: a UUID (`str(uuid.uuid4())`), kept to retry with; a retry returns the
         first response, seat credentials included (docs/api.md). `player_ids`: your app's user
@@ -103,7 +104,8 @@ class Croupier:
         response's `join_code`); `public`: list the game in the lobby while seats are open;
         `bot_levels`: one per seat, `random` or `strong` for a seat the server plays itself, empty
         for a human seat (docs/api.md, "Bot seats"); `clock_seconds`: a turn clock of that many
-        seconds per decision, after which the server's bot moves for the seat."""
+        seconds per decision, after which the server's bot moves for the seat; `clock`: the
+        whole clock instead (policy, abandon_after, time bank: docs/api.md, "Turn clocks")."""
         request = pb.CreateGameRequest(
             seats=seats,
             display_names=display_names,
@@ -116,7 +118,9 @@ class Croupier:
         getattr(request, game_of_options(options)).CopyFrom(options)
         if seed is not None:
             request.seed = seed
-        if clock_seconds:
+        if clock is not None:
+            request.clock.CopyFrom(clock)
+        elif clock_seconds:
             request.clock.seconds_per_decision = clock_seconds
         response: pb.CreateGameResponse = self._call(
             self._stub.CreateGame, request, self.operator_key

@@ -1,0 +1,474 @@
+"""Turn clocks driven by an injectable clock (issue 19): FORFEIT, walking away, time banks, and
+exactly-once timeouts, without sleeping. Two servicers (two replicas) run in this process on a
+Redis of their own (single and three-master cluster: the fake clock is set in the year 2100, so
+the due index must be theirs alone), served over real gRPC; `clocks.set_now` is their clock and
+each sweep of the due index is called by the test (`GameService.sweep_clocks`), by both replicas
+at once. The real-time tests (real processes, a SIGKILLed replica) are in test_clocks.py."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import Future
+from typing import Any, TypeVar, cast
+
+import grpc
+import pytest
+import redis
+from redis.cluster import RedisCluster
+
+from croupier.client import Croupier
+from croupier.errors import CroupierError
+from croupier.play import options_for
+from croupier.replay import replay
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1 import game_service_pb2_grpc
+from croupier.v1.storage_pb2 import LoggedMove
+from engines.registry import GAMES
+from service import clocks
+from service.config import Settings
+from service.embedded_redis import EmbeddedRedis
+from service.redis_store import RedisStore, is_cluster_url
+from service.servicer import GameService
+from tests.redis_cluster import EmbeddedRedisCluster
+from tests.service.helpers import game_id, stored
+
+T = TypeVar("T")
+START_MS = 4_102_444_800_000  # 2100-01-01: no real-time replica's sweep ever sees these due
+SECONDS = 30
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = START_MS
+
+    def __call__(self) -> int:
+        return self.now
+
+
+class Replicas:
+    """Two GameService servicers on one store in a background event loop; the first one
+    serves gRPC (the second only sweeps: a replica whose sweep races the first's)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.servicers: list[GameService] = []
+        self.stores: list[RedisStore] = []
+        self.port = 0
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return self.submit(coroutine).result(timeout=60)
+
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def __enter__(self) -> Replicas:
+        self.thread.start()
+        self.run(self._start())
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.run(self._stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+    async def _start(self) -> None:
+        settings = Settings(anonymous_rate_limit=10_000, anonymous_rate_burst=10_000)
+        for _ in range(2):
+            store = RedisStore(self.url, timeout=settings.store_timeout_seconds)
+            # Connected first, as croupier-server does (a cluster client's first commands
+            # must not all be concurrent).
+            assert await store.ping()
+            self.stores.append(store)
+            self.servicers.append(GameService(store, settings))
+        self.server = grpc.aio.server()
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(self.servicers[0], self.server)
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        await self.server.start()
+
+    async def _stop(self) -> None:
+        await self.server.stop(1.0)
+        for store in self.stores:
+            await store.close()
+
+    def sweep(self) -> None:
+        """Both replicas sweep the due index at once; then every bot move they started."""
+        self.run(self._sweep())
+
+    async def _sweep(self) -> None:
+        await asyncio.gather(*(s.sweep_clocks() for s in self.servicers))
+        await self._settle()
+
+    def settle(self) -> None:
+        self.run(self._settle())
+
+    async def _settle(self) -> None:
+        """Wait for the bot moves the replicas are making (an away seat's, say)."""
+        for _ in range(100):
+            tasks = [t for s in self.servicers for t in s._bot_tasks.values()]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks)
+
+
+@pytest.fixture(scope="module", params=["redis", "cluster"])
+def own_store(request: pytest.FixtureRequest) -> Iterator[str]:
+    if request.param == "redis":
+        with EmbeddedRedis() as server:
+            yield server.url
+    else:
+        with EmbeddedRedisCluster() as cluster:
+            yield cluster.url
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeClock]:
+    clock = FakeClock()
+    clocks.set_now(clock)
+    yield clock
+    clocks.set_now(None)
+
+
+@pytest.fixture(scope="module")
+def replicas(own_store: str, fake: FakeClock) -> Iterator[Replicas]:
+    with Replicas(own_store) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def own_redis(own_store: str) -> Iterator[redis.Redis]:
+    client: redis.Redis = (
+        RedisCluster.from_url(own_store.replace("+cluster", ""))  # type: ignore[assignment]
+        if is_cluster_url(own_store)
+        else redis.Redis.from_url(own_store)
+    )
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def croupier(replicas: Replicas) -> Iterator[Croupier]:
+    with Croupier(f"127.0.0.1:{replicas.port}") as client:
+        yield client
+
+
+def logged(own_redis: redis.Redis, name: str) -> list[LoggedMove]:
+    from service import keys
+
+    entries = cast(list[bytes], own_redis.lrange(keys.log(game_id(name)), 0, -1))
+    return [LoggedMove.FromString(e) for e in entries]
+
+
+def new_game(
+    croupier: Croupier, game: str, seed: int, clock: pb.Clock, seats: int = 0
+) -> pb.CreateGameResponse:
+    seats = seats or GAMES[game].min_seats
+    return croupier.create(options_for(game), seats, seed=seed, clock=clock)
+
+
+def first_move(croupier: Croupier, name: str, credential: str) -> pb.Move:
+    return croupier.legal_moves(name, credential)[0]
+
+
+def due(view: pb.GameView) -> tuple[int, int]:
+    """The earliest deadline of the view and its seat."""
+    first = min(view.deadlines, key=lambda d: (d.deadline.ToMilliseconds(), d.seat))
+    return first.deadline.ToMilliseconds(), first.seat
+
+
+def count_fired(own_redis: redis.Redis, names: list[str], now: int) -> tuple[int, int]:
+    """(timeouts fired, deadlines passed) of these games, checking that no deadline was acted
+    on twice and every move was a timeout."""
+    fired = passed = 0
+    for name in names:
+        entries = logged(own_redis, name)
+        deadlines = [(e.seat, e.timeout_deadline_ms) for e in entries]
+        assert all(d for _, d in deadlines), "a move nobody made that is not a timeout"
+        assert len(set(deadlines)) == len(deadlines), "a deadline acted on twice"
+        _, game = stored(own_redis, name)
+        assert game.clock.timeouts == len(entries)
+        fired += len(entries)
+        passed += len(entries) + sum(1 for d in game.clock.deadline_ms if d and d <= now)
+    return fired, passed
+
+
+def test_each_deadline_fires_once_by_two_replicas(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    """Idle games, the clock moved on by whole decisions: every passed deadline fires once,
+    at the sweep that sees it (lateness 0 on this clock), although both replicas sweep."""
+    clock = pb.Clock(seconds_per_decision=SECONDS)
+    names = [new_game(croupier, "one_card", s, clock).name for s in range(5)]
+    names += [new_game(croupier, "whats_your_name", s, clock).name for s in range(3)]
+    total = 0
+    for _ in range(6):
+        fake.now += SECONDS * 1000
+        replicas.sweep()
+        fired, passed = count_fired(own_redis, names, fake.now)
+        assert fired == passed > total
+        total = fired
+    assert total >= 6 * 8
+    for name in names:
+        late = [e.timeout_fired_ms - e.timeout_deadline_ms for e in logged(own_redis, name)]
+        assert late and max(late) < SECONDS * 1000
+    print(f"fake clock: timeouts fired {total}, deadlines passed {total}, doubled 0")
+
+
+def test_a_move_before_the_deadline_wins_and_never_both(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    clock = pb.Clock(seconds_per_decision=SECONDS)
+    created = new_game(croupier, "one_card", 21, clock)
+    credentials = list(created.seat_credentials)
+    deadline, seat = due(croupier.get(created.name))
+    # One millisecond before: the sweep finds nothing, the move is written.
+    fake.now = deadline - 1
+    replicas.sweep()
+    move = croupier.legal_moves(created.name, credentials[seat])[0]
+    croupier.apply(created.name, credentials[seat], move)
+    fake.now = deadline + 1
+    replicas.sweep()
+    (entry,) = logged(own_redis, created.name)
+    assert entry.timeout_deadline_ms == 0 and entry.seat == seat
+    # The move and the timeout at the same moment (every other game: the timeout's sweep
+    # first), each of the two replicas sweeping: exactly one of them is written.
+    moved = tries = 0
+    for seed in range(30, 42):
+        # Made now, so that no other sweep acts on its first deadline.
+        created = new_game(croupier, "one_card", seed, clock)
+        tries += 1
+        view = croupier.get(created.name)
+        deadline, seat = due(view)
+        credential = created.seat_credentials[seat]
+        move = croupier.legal_moves(created.name, credential)[0]
+        fake.now = deadline
+        sweeping = replicas.submit(replicas._sweep())
+        if seed % 2:
+            sweeping.result(timeout=60)  # the timeout first: the move's etag is stale
+        try:
+            croupier.apply(created.name, credential, move, etag=view.etag)
+            applied = True
+        except CroupierError as error:
+            if error.reason != "ETAG_MISMATCH":
+                raise
+            applied = False
+        sweeping.result(timeout=60)
+        (entry,) = logged(own_redis, created.name)  # one of the two, never both
+        assert (entry.timeout_deadline_ms == 0) == applied
+        moved += applied
+    assert 0 < moved <= tries - 6
+    print(f"move and timeout at once: the move won {moved} of {tries}, never both")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_forfeit_ends_the_game_with_that_seat_last(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis, game: str
+) -> None:
+    clock = pb.Clock(seconds_per_decision=SECONDS, on_timeout=pb.TIMEOUT_POLICY_FORFEIT)
+    created = new_game(croupier, game, 5, clock)
+    credentials = list(created.seat_credentials)
+    # One move by the first active seat, then nobody moves.
+    view = croupier.get(created.name)
+    first = view.active_seats[0]
+    croupier.apply(
+        created.name, credentials[first], croupier.legal_moves(created.name, credentials[first])[0]
+    )
+    view = croupier.get(created.name)
+    deadline, seat = due(view)
+    pending = croupier.legal_moves(created.name, credentials[seat])
+    fake.now = deadline
+    replicas.sweep()
+    view = croupier.get(created.name, credentials[seat])
+    assert view.status == pb.GAME_STATUS_FINISHED
+    assert view.forfeited_seat == seat
+    assert not view.active_seats and not view.deadlines
+    seats = view.seats
+    places = {r.seat: r.placement for r in view.result.seats}
+    assert places[seat] == seats and list(places.values()).count(seats) == 1
+    if GAMES[game].cooperative:  # Trinity: the team loses
+        assert not view.result.winners
+        assert all(r.score == 0 for r in view.result.seats)
+    else:
+        assert list(view.result.winners) == [s for s in range(seats) if s != seat]
+    # A forfeited game takes no move, from any seat: none is listed, a legal one is refused.
+    for credential in credentials:
+        assert croupier.legal_moves(created.name, credential) == []
+    with pytest.raises(CroupierError) as refused:
+        croupier.apply(created.name, credentials[seat], pending[0])
+    assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert refused.value.reason == "GAME_FORFEITED"
+    # The record shows the forfeit, and its replay reaches the same result byte for byte.
+    record = croupier.record(created.name, credentials[0])
+    assert record.HasField("forfeit") and record.forfeit.seat == seat
+    assert record.forfeit.deadline.ToMilliseconds() == deadline
+    assert record.setup.clock.on_timeout == pb.TIMEOUT_POLICY_FORFEIT
+    assert len(record.moves) == 1
+    assert replay(record).SerializeToString(deterministic=True) == (
+        view.result.SerializeToString(deterministic=True)
+    )
+    _, kept = stored(own_redis, created.name)
+    assert kept.clock.timeouts == 1 and kept.clock.forfeit_fired_ms == deadline
+    # Later sweeps find nothing more to do for it.
+    fake.now += 10 * SECONDS * 1000
+    replicas.sweep()
+    assert croupier.get(created.name).etag == view.etag
+
+
+def test_watchers_see_the_forfeit_live_and_resumed(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock
+) -> None:
+    clock = pb.Clock(seconds_per_decision=SECONDS, on_timeout=pb.TIMEOUT_POLICY_FORFEIT)
+    created = new_game(croupier, "one_card", 9, clock)
+    stream = croupier.watch(created.name)
+    first = next(stream)
+    deadline, seat = due(first.view)
+    fake.now = deadline
+    replicas.sweep()
+    updates = list(stream)  # the forfeit's view, then the stream ends
+    assert [u.view.forfeited_seat for u in updates] == [seat]
+    assert updates[0].view.status == pb.GAME_STATUS_FINISHED
+    resumed = list(croupier.watch(created.name, since_etag=first.view.etag))
+    assert [u.view.SerializeToString() for u in resumed] == [
+        u.view.SerializeToString() for u in updates
+    ]
+
+
+def test_a_seat_that_walks_away_is_played_until_its_credential_moves(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    clock = pb.Clock(seconds_per_decision=SECONDS, abandon_after=2)
+    created = new_game(croupier, "one_card", 12, clock)
+    credentials = list(created.seat_credentials)
+    view = croupier.get(created.name)
+    assert list(view.away) == [False, False]
+    _, idle = due(view)
+    other = 1 - idle
+    timeouts = 0
+    # The idle seat times out twice in a row (the other seat moves in between): away.
+    while timeouts < 2:
+        view = croupier.get(created.name)
+        deadline, seat = due(view)
+        if seat == idle:
+            fake.now = deadline
+            replicas.sweep()
+            timeouts += 1
+        else:
+            croupier.apply(
+                created.name,
+                credentials[other],
+                first_move(croupier, created.name, credentials[other]),
+            )
+            replicas.settle()
+    view = croupier.get(created.name)
+    assert list(view.away) == [seat == idle for seat in range(2)]
+    # From now on the strong bot plays the idle seat at once, no deadline waited for.
+    before = len(logged(own_redis, created.name))
+    for _ in range(3):
+        view = croupier.get(created.name)
+        if view.HasField("result"):
+            break
+        assert list(view.active_seats) == [other]
+        croupier.apply(
+            created.name, credentials[other], first_move(croupier, created.name, credentials[other])
+        )
+        replicas.settle()
+    entries = logged(own_redis, created.name)[before:]
+    assert [e.seat for e in entries if e.seat == idle], "the away seat was not played"
+    assert not any(e.timeout_deadline_ms for e in entries)
+    assert stored(own_redis, created.name)[1].clock.timeouts == 2
+    # Its credential calls ApplyMove (refused: not its turn): the seat is back.
+    view = croupier.get(created.name)
+    assert list(view.active_seats) == [other]
+    with pytest.raises(CroupierError):
+        croupier.apply(
+            created.name, credentials[idle], first_move(croupier, created.name, credentials[other])
+        )
+    view = croupier.get(created.name)
+    assert list(view.away) == [False, False]
+    croupier.apply(
+        created.name, credentials[other], first_move(croupier, created.name, credentials[other])
+    )
+    replicas.settle()
+    view = croupier.get(created.name)
+    assert list(view.active_seats) == [idle]  # its turn waits for it now
+    assert due(view)[1] == idle
+
+
+def test_a_time_bank_pays_for_slow_decisions(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    clock = pb.Clock(seconds_per_decision=10, time_bank_seconds=20)
+    created = new_game(croupier, "one_card", 14, clock)
+    credentials = list(created.seat_credentials)
+    start = fake.now
+    view = croupier.get(created.name)
+    assert list(view.time_bank_ms) == [20_000, 20_000]
+    deadline, slow = due(view)
+    assert deadline == start + 30_000  # 10 s a decision and the whole bank
+    # 25 s: 15 s beyond the 10 come out of the bank.
+    fake.now = start + 25_000
+    croupier.apply(
+        created.name, credentials[slow], first_move(croupier, created.name, credentials[slow])
+    )
+    view = croupier.get(created.name)
+    banks = {slow: 5_000, 1 - slow: 20_000}
+    assert list(view.time_bank_ms) == [banks[0], banks[1]]
+    deadline, quick = due(view)
+    assert quick == 1 - slow and deadline == fake.now + 30_000
+    # 4 s: within the 10, the bank is untouched.
+    fake.now += 4_000
+    croupier.apply(
+        created.name, credentials[quick], first_move(croupier, created.name, credentials[quick])
+    )
+    view = croupier.get(created.name)
+    assert list(view.time_bank_ms) == [banks[0], banks[1]]
+    deadline, seat = due(view)
+    assert seat == slow and deadline == fake.now + 15_000
+    # The slow seat times out: its bank is spent, its next decisions have 10 s.
+    fake.now = deadline
+    replicas.sweep()
+    view = croupier.get(created.name)
+    banks[slow] = 0
+    assert list(view.time_bank_ms) == [banks[0], banks[1]]
+    fake.now += 1_000
+    croupier.apply(
+        created.name, credentials[quick], first_move(croupier, created.name, credentials[quick])
+    )
+    deadline, seat = due(croupier.get(created.name))
+    assert seat == slow and deadline == fake.now + 10_000
+
+
+@pytest.mark.parametrize(
+    ("clock", "field"),
+    [
+        (pb.Clock(seconds_per_decision=30, abandon_after=-1), "abandon_after"),
+        (pb.Clock(seconds_per_decision=30, abandon_after=101), "abandon_after"),
+        (
+            pb.Clock(
+                seconds_per_decision=30, abandon_after=2, on_timeout=pb.TIMEOUT_POLICY_FORFEIT
+            ),
+            "abandon_after",
+        ),
+        (pb.Clock(seconds_per_decision=30, time_bank_seconds=-1), "time_bank_seconds"),
+        (pb.Clock(seconds_per_decision=30, time_bank_seconds=86_401), "time_bank_seconds"),
+        (pb.Clock(abandon_after=3), "seconds_per_decision"),
+    ],
+)
+def test_bad_clock_settings_are_refused_and_create_nothing(
+    croupier: Croupier, own_redis: redis.Redis, clock: pb.Clock, field: str
+) -> None:
+    from service import keys
+
+    def indexed() -> int:
+        return sum(int(own_redis.zcard(keys.games_index(b))) for b in range(keys.INDEX_BUCKETS))
+
+    before = indexed()
+    with pytest.raises(CroupierError) as raised:
+        croupier.create(options_for("one_card"), 2, clock=clock)
+    assert raised.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert raised.value.reason == "INVALID_CLOCK"
+    assert [f for f, _ in raised.value.field_violations] == [f"clock.{field}"]
+    assert indexed() == before
