@@ -20,6 +20,7 @@ from redis.cluster import RedisCluster
 
 from croupier.client import Croupier
 from croupier.errors import CroupierError
+from croupier.human import describe_clock
 from croupier.play import options_for
 from croupier.replay import replay
 from croupier.v1 import game_service_pb2 as pb
@@ -472,3 +473,15 @@ def test_bad_clock_settings_are_refused_and_create_nothing(
     assert raised.value.reason == "INVALID_CLOCK"
     assert [f for f, _ in raised.value.field_violations] == [f"clock.{field}"]
     assert indexed() == before
+
+
+def test_the_terminal_table_shows_banks_and_away_seats() -> None:
+    view = pb.GameView(
+        clock_seconds=30, viewer_seat=0, away=[False, True], time_bank_ms=[60_000, 0]
+    )
+    view.deadlines.add(seat=0).deadline.FromMilliseconds(100_000)
+    text = describe_clock(view, ["Ann", "Bob"], 80.0)
+    assert text == (
+        "Clock (30 s a move, then the server's bot moves): Ann (you) 20 s left (bank 60 s);"
+        " away (the server's bot plays them): Bob"
+    )

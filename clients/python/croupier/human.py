@@ -143,15 +143,28 @@ def refusal(error: CroupierError) -> str:
 
 
 def describe_clock(view: pb.GameView, names: Sequence[str], now: float) -> str:
-    """The turn clock: seconds left for each seat that must act (empty without a clock)."""
-    if not view.deadlines:
+    """The turn clock: seconds left for each seat that must act (and its time bank, with
+    banks), then the seats that are away (played by the server's bot until they move again);
+    empty without a clock."""
+    if not view.clock_seconds:
         return ""
-    left = [
-        f"{names[d.seat]}{' (you)' if d.seat == view.viewer_seat else ''}"
-        f" {max(0.0, d.deadline.ToMilliseconds() / 1000 - now):.0f} s left"
-        for d in view.deadlines
-    ]
-    return f"Clock ({view.clock_seconds} s a move, then the server's bot moves): " + ", ".join(left)
+
+    def who(seat: int) -> str:
+        return f"{names[seat]}{' (you)' if seat == view.viewer_seat else ''}"
+
+    left = []
+    for d in view.deadlines:
+        text = f"{who(d.seat)} {max(0.0, d.deadline.ToMilliseconds() / 1000 - now):.0f} s left"
+        if view.time_bank_ms:
+            text += f" (bank {view.time_bank_ms[d.seat] / 1000:.0f} s)"
+        left.append(text)
+    line = f"Clock ({view.clock_seconds} s a move, then the server's bot moves): " + ", ".join(
+        left or ["nobody must act"]
+    )
+    away = [who(seat) for seat, flag in enumerate(view.away) if flag]
+    if away:
+        line += "; away (the server's bot plays them): " + ", ".join(away)
+    return line
 
 
 def _screen(
