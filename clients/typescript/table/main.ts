@@ -324,7 +324,9 @@ function render(): void {
     const active = v.activeSeats.includes(seat);
     return h("div", { class: `seat${seat === me ? " me" : ""}${active ? " active" : ""}${seat === movedSeat ? " moved" : ""}`, "data-testid": `seat-${seat}` },
       h("div", { class: "seat-name" }, seatName(v, seat), seat === me ? ` (${t("you")})` : "", session?.bots.has(seat) ? ` · ${t("bot")}` : "",
-        active ? h("span", { class: "badge turn" }, t("turn")) : null),
+        active ? h("span", { class: "badge turn" }, t("turn")) : null,
+        // A seat that walked away (the clock's abandon_after): the server plays it until it moves.
+        v.away[seat] ? h("span", { class: "badge away", "data-testid": `away-${seat}` }, t("away")) : null),
       seatDetails(v, seat));
   }));
 
