@@ -538,6 +538,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 raise errors.game_not_found(game_name(game_id))
             self._states.put(game_id, current.version, current.data)
             if request.etag and current.record is None:
+                await self._come_back(game_id, current, call)
                 raise errors.etag_mismatch(etag_of(current.version))
             # Another move landed first, or this request was applied before: decide again.
             snapshot, confirmed = current, True
@@ -940,7 +941,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return
             seat = due[0]
             deadline = game.stored.clock.deadline_ms[seat]
-            if clocks.policy(game) == clocks.FORFEIT:
+            bot_seat = bool(bots.level_of(game, seat))
+            # A bot seat (its replica gone) is played, never forfeited: it is the service's.
+            if clocks.policy(game) == clocks.FORFEIT and not bot_seat:
                 snapshot = await self._forfeit(game, seat, deadline, now)
                 if snapshot is None:
                     return
@@ -955,8 +958,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             move = bot_for(game.engine.game_id, level).choose(seat, view, legal, rng)
             emitted = game.engine.apply(game.state, seat, move)
             game.stored.clock.timeouts += 1
+            # Only a human seat's timeouts count towards its being away.
+            by: clocks.By = "service" if bot_seat else "timeout"
             response, commit = self._move_commit(
-                game, seat, game.wrap_move(move), emitted, None, b"", 0, (deadline, now), "timeout"
+                game, seat, game.wrap_move(move), emitted, None, b"", 0, (deadline, now), by
             )
             await self._schedule(game)
             result = await self._store.commit(commit)
@@ -978,7 +983,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         move, with the version's compare-and-set: None once written (or the game is gone), else
         the game as it is now (a move landed first: decide again on it)."""
         clocks.forfeit(game, seat, deadline, now)
-        current = await self._update(game)
+        try:
+            current = await self._update(game)
+        except errors.ServiceError:  # the game is gone (expired)
+            return None
         if current is not None:
             return current
         metrics.TIMEOUTS.inc()

@@ -1166,8 +1166,8 @@ class GameRecord(_message.Message):
     """The game's resource name, `games/{id}`."""
     @_builtins.property
     def setup(self) -> Global___CreateGameRequest:
-        """The game as it was created: the options oneof, seats, display names, seed and player ids
-        (request_id, open_seats, public and rematch_of are left unset).
+        """The game as it was created: the options oneof, seats, display names, seed, player ids and
+        clock (request_id, open_seats, public and rematch_of are left unset).
         """
 
     @_builtins.property
