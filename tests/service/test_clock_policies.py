@@ -485,3 +485,25 @@ def test_the_terminal_table_shows_banks_and_away_seats() -> None:
         "Clock (30 s a move, then the server's bot moves): Ann (you) 20 s left (bank 60 s);"
         " away (the server's bot plays them): Bob"
     )
+
+
+def test_a_rematch_keeps_the_whole_clock(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    clock = pb.Clock(
+        seconds_per_decision=SECONDS, on_timeout=pb.TIMEOUT_POLICY_FORFEIT, time_bank_seconds=5
+    )
+    created = new_game(croupier, "one_card", 16, clock)
+    deadline, _ = due(croupier.get(created.name))
+    fake.now = deadline
+    replicas.sweep()
+    assert croupier.get(created.name).HasField("forfeited_seat")
+    again = croupier.rematch(created.name, created.seat_credentials[0])
+    assert not again.view.HasField("forfeited_seat")
+    assert list(again.view.time_bank_ms) == [5_000, 5_000]
+    _, kept = stored(own_redis, again.name)
+    assert (kept.clock.seconds, kept.clock.on_timeout, kept.clock.bank_ms) == (
+        SECONDS,
+        pb.TIMEOUT_POLICY_FORFEIT,
+        5_000,
+    )

@@ -220,3 +220,20 @@ def test_the_terminal_table_shows_the_clock(client: Croupier) -> None:
     )
     assert view is None  # the person quit
     assert re.search(r"Clock \(30 s a move, .*P0 \(you\) (29|30) s left", out.getvalue())
+
+
+def test_forfeit_in_real_time(client: Croupier, redis_client: redis.Redis) -> None:
+    """FORFEIT on the real servers' own sweep: the idle seat's deadline ends the game once."""
+    clock = pb.Clock(seconds_per_decision=1, on_timeout=pb.TIMEOUT_POLICY_FORFEIT)
+    created = client.create(options_for("one_card"), 2, seed=3, clock=clock)
+    (deadline,) = created.view.deadlines
+    time.sleep(2.5)
+    view = client.get(created.name)
+    assert view.status == pb.GAME_STATUS_FINISHED
+    assert view.forfeited_seat == deadline.seat
+    assert [r.placement for r in view.result.seats if r.seat == deadline.seat] == [2]
+    assert logged(redis_client, created.name) == []  # a forfeit is no move
+    _, game = stored(redis_client, created.name)
+    assert game.clock.timeouts == 1
+    late = game.clock.forfeit_fired_ms - game.clock.forfeit_deadline_ms
+    assert 0 <= late < LATE_BOUND_MS
