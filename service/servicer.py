@@ -1007,14 +1007,18 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         bot plays its turns at once): the seat is no longer away from then on, a write of its
         own (docs/decisions.md, "Walking away"). Nothing for any other caller."""
         seat = call.seat  # set once the credential was found to be this seat's
-        for _ in range(self._settings.max_commit_attempts):
-            if snapshot is None or seat is None:
-                return
-            game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
-            if not clocks.come_back(game, seat, clocks.now_ms()):
-                return
-            await self._schedule(game)
-            snapshot = await self._update(game)
+        try:
+            for _ in range(self._settings.max_commit_attempts):
+                if snapshot is None or seat is None:
+                    return
+                game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+                if not clocks.come_back(game, seat, clocks.now_ms()):
+                    return
+                await self._schedule(game)
+                snapshot = await self._update(game)
+        except (StoreUnavailable, errors.ServiceError) as exc:
+            # The caller gets its own refusal, not this; the seat stays away until it tries again.
+            log.warning("come_back_failed", game=game_id, error=str(exc))
 
     def _start_bots(self, game: LoadedGame) -> None:
         """Play the game's bot seats in the background when one of them may act now."""

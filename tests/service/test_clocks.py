@@ -237,3 +237,24 @@ def test_forfeit_in_real_time(client: Croupier, redis_client: redis.Redis) -> No
     assert game.clock.timeouts == 1
     late = game.clock.forfeit_fired_ms - game.clock.forfeit_deadline_ms
     assert 0 <= late < LATE_BOUND_MS
+
+
+def test_the_terminal_table_shows_the_bank(client: Croupier) -> None:
+    """`croupier-play --human 0 --clock 30 --time-bank 60 --abandon-after 2`."""
+    out = io.StringIO()
+    play_human(
+        client,
+        "one_card",
+        options_for("one_card"),
+        2,
+        0,
+        5,
+        io.StringIO("q\n"),
+        out,
+        clock_seconds=30,
+        abandon_after=2,
+        time_bank=60,
+    )
+    assert re.search(
+        r"Clock \(30 s a move, .*P0 \(you\) (89|90) s left \(bank 60 s\)", out.getvalue()
+    )

@@ -198,14 +198,22 @@ def play_human(
     out: TextIO,
     names: Sequence[str] = (),
     clock_seconds: int = 0,
+    abandon_after: int = 0,
+    time_bank: int = 0,
 ) -> pb.GameView | None:
     """Play one game with a person on seat `human` (answering on `inp`) and random bots on the
     other seats; print everything on `out`. The final view, or None when the person quits.
-    `clock_seconds`: a turn clock (the screen shows the seconds left)."""
+    `clock_seconds`: a turn clock (the screen shows the seconds left), with `abandon_after`
+    and a `time_bank` in seconds (docs/api.md, "Turn clocks")."""
     names = list(names) or [f"P{seat}" for seat in range(players)]
-    created = croupier.create(
-        options, players, display_names=names, seed=seed, clock_seconds=clock_seconds
-    )
+    clock = None
+    if clock_seconds or abandon_after or time_bank:
+        clock = pb.Clock(
+            seconds_per_decision=clock_seconds,
+            abandon_after=abandon_after,
+            time_bank_seconds=time_bank,
+        )
+    created = croupier.create(options, players, display_names=names, seed=seed, clock=clock)
     credentials = list(created.seat_credentials)
     bot = RandomBot(seed if seed is not None else 0)
     print(f"{game}: {players} players ({', '.join(names)}), seed {seed}", file=out)

@@ -268,6 +268,21 @@ def main(argv: list[str] | None = None) -> None:
         " when it runs out the server's bot moves for you)",
     )
     parser.add_argument(
+        "--abandon-after",
+        type=int,
+        metavar="N",
+        default=0,
+        help="with --clock: after N timeouts in a row your seat is away (the server's bot plays"
+        " it at once) until you move again",
+    )
+    parser.add_argument(
+        "--time-bank",
+        type=int,
+        metavar="SECONDS",
+        default=0,
+        help="with --clock: each seat's time bank, spent by moves slower than --clock",
+    )
+    parser.add_argument(
         "--option",
         action="append",
         default=[],
@@ -371,6 +386,8 @@ def main(argv: list[str] | None = None) -> None:
                 sys.stdout,
                 names,
                 clock_seconds=args.clock,
+                abandon_after=args.abandon_after,
+                time_bank=args.time_bank,
             )
             if view is not None:
                 print_result(view, names or [f"P{seat}" for seat in range(players)], sys.stdout)
