@@ -3,7 +3,8 @@ browser: Debian's chromium driven by Playwright for Python, against real croupie
 redis-server processes. Each of the five games is played to its result by clicking (one game by
 keyboard only); two seats in two browser contexts never see each other's hidden cards, in the
 DOM or in any response their page received; a refused move shows its rule id; a reload resumes
-the seat; a bad link or a stopped server shows a clear message. The tests write the
+the seat; a seat that walked away (turn clock) carries its badge; a bad link or a stopped server
+shows a clear message. The tests write the
 screenshots of docs/screenshots/ and print the bundle's gzipped size and the first paint."""
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from playwright.sync_api import (
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
+from croupier.play import options_for
 from croupier.v1 import game_service_pb2 as pb
 from service.embedded_redis import EmbeddedRedis, free_port
 from service.web_gateway import TABLE_FOLDER
@@ -551,6 +553,23 @@ def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, pa
     # The resumed seat plays on: its moves are listed again and the game goes on to its end.
     play_until_result(page, click_a_move)
     assert [e for e in watched.errors if "Failed to load" not in e] == []
+
+
+def test_a_seat_that_walked_away_shows_its_badge(table: WebServer, page: Page) -> None:
+    """A clocked game (made through the API: the lobby makes none) whose open seat lets its 1 s
+    deadline pass once, with abandon_after 1: the seat is away and the page says so."""
+    clock = pb.Clock(seconds_per_decision=1, abandon_after=1)
+    with Croupier(table.target) as croupier:
+        created = croupier.create(
+            options_for("one_card"), 2, bot_levels=["strong", ""], clock=clock
+        )
+    fragment = urllib.parse.urlencode(
+        {"game": created.name, "seat": "1", "cred": created.seat_credentials[1]}
+    )
+    page.goto(f"{web(table)}/#{fragment}")
+    badge = page.wait_for_selector("[data-testid=away-1]", timeout=30_000)
+    assert badge is not None
+    assert "away" in badge.inner_text()
 
 
 # ---- bad links and a stopped server ----
