@@ -4,8 +4,8 @@ redis-server processes. Each of the five games is played to its result by clicki
 keyboard only); two seats in two browser contexts never see each other's hidden cards, in the
 DOM or in any response their page received; a refused move shows its rule id; a reload resumes
 the seat; a seat that walked away (turn clock) carries its badge; a bad link or a stopped server
-shows a clear message. The tests write the
-screenshots of docs/screenshots/ and print the bundle's gzipped size and the first paint."""
+shows a clear message. The tests write the screenshots of docs/screenshots/ and print the
+bundle's gzipped size and the first paint."""
 
 from __future__ import annotations
 
