@@ -875,11 +875,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 raise errors.all_seats_bots()
         return levels if any(levels) else []
 
-    async def _schedule(self, game: LoadedGame) -> None:
+    async def _schedule(self, game: LoadedGame, latest: int | None = None) -> None:
         """Put the game's next deadline in the due index, before the write that sets it (so a
         process killed between the two leaves no deadline unindexed; an entry whose write is
-        then refused is only a hint, checked against the game's own state when it is due)."""
+        then refused is only a hint, checked against the game's own state when it is due).
+        `latest`: index it no later than that (the sweep's put-back, see `_fire`)."""
         deadline = clocks.next_deadline(game)
+        if deadline is not None and latest is not None:
+            deadline = min(deadline, latest)
         if deadline is not None:
             await self._schedule_entry(clocks.due_entry(game, deadline))
 
@@ -936,7 +939,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             now = clocks.now_ms()
             due = clocks.due_seats(game, now)
             if not due:
-                await self._schedule(game)
+                # Put back no later than now + seconds: a write decided meanwhile, whose own
+                # entry this sweep's removal may have taken, has no deadline earlier than its
+                # decision's now + seconds, even when time banks make the state read here
+                # end later (docs/architecture.md, "Turn clocks", 3).
+                await self._schedule(game, now + game.stored.clock.seconds * 1000)
                 self._start_bots(game)
                 return
             seat = due[0]

@@ -27,7 +27,7 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import LoggedMove
 from engines.registry import GAMES
-from service import clocks
+from service import clocks, keys
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
 from service.redis_store import RedisStore, is_cluster_url
@@ -157,8 +157,6 @@ def croupier(replicas: Replicas) -> Iterator[Croupier]:
 
 
 def logged(own_redis: redis.Redis, name: str) -> list[LoggedMove]:
-    from service import keys
-
     entries = cast(list[bytes], own_redis.lrange(keys.log(game_id(name)), 0, -1))
     return [LoggedMove.FromString(e) for e in entries]
 
@@ -461,8 +459,6 @@ def test_a_time_bank_pays_for_slow_decisions(
 def test_bad_clock_settings_are_refused_and_create_nothing(
     croupier: Croupier, own_redis: redis.Redis, clock: pb.Clock, field: str
 ) -> None:
-    from service import keys
-
     def indexed() -> int:
         return sum(int(own_redis.zcard(keys.games_index(b))) for b in range(keys.INDEX_BUCKETS))
 
@@ -507,3 +503,23 @@ def test_a_rematch_keeps_the_whole_clock(
         pb.TIMEOUT_POLICY_FORFEIT,
         5_000,
     )
+
+
+def test_a_sweep_puts_a_banked_game_back_no_later_than_now_plus_seconds(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    """A stale entry (a write refused after it indexed its hint) of a game whose seat is in its
+    bank: the sweep puts the game back at now + seconds, not at the bank's end, since a write
+    decided meanwhile may end earlier (docs/architecture.md, "Turn clocks", 3)."""
+    created = new_game(
+        croupier, "one_card", 18, pb.Clock(seconds_per_decision=10, time_bank_seconds=100)
+    )
+    deadline, _ = due(croupier.get(created.name))
+    assert deadline == fake.now + 110_000
+    gid = game_id(created.name)
+    key = keys.due_index(keys.bucket_of(gid, keys.DUE_BUCKETS))
+    assert own_redis.zscore(key, gid) == deadline
+    own_redis.zadd(key, {gid: fake.now})
+    replicas.sweep()
+    assert own_redis.zscore(key, gid) == fake.now + 10_000
+    assert logged(own_redis, created.name) == []  # nothing was due
