@@ -523,3 +523,33 @@ def test_a_sweep_puts_a_banked_game_back_no_later_than_now_plus_seconds(
     replicas.sweep()
     assert own_redis.zscore(key, gid) == fake.now + 10_000
     assert logged(own_redis, created.name) == []  # nothing was due
+
+
+def test_a_move_and_a_forfeit_at_the_same_moment_never_both(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    clock = pb.Clock(seconds_per_decision=SECONDS, on_timeout=pb.TIMEOUT_POLICY_FORFEIT)
+    moved = 0
+    for seed in range(50, 58):
+        created = new_game(croupier, "one_card", seed, clock)
+        view = croupier.get(created.name)
+        deadline, seat = due(view)
+        credential = created.seat_credentials[seat]
+        move = first_move(croupier, created.name, credential)
+        fake.now = deadline
+        sweeping = replicas.submit(replicas._sweep())
+        if seed % 2:
+            sweeping.result(timeout=60)  # the forfeit first: the move's etag is stale
+        try:
+            croupier.apply(created.name, credential, move, etag=view.etag)
+            applied = True
+        except CroupierError as error:
+            if error.reason != "ETAG_MISMATCH":
+                raise
+            applied = False
+        sweeping.result(timeout=60)
+        after = croupier.get(created.name)
+        assert after.HasField("forfeited_seat") != applied
+        assert len(logged(own_redis, created.name)) == int(applied)
+        moved += applied
+    assert 0 < moved <= 4
