@@ -1,9 +1,9 @@
 """Start a `croupier-server` process (this project's `service` package) on a free loopback
 port, for tools and tests that are given no target.
 
-The server is another distribution than this client (docs/decisions.md, "Packaging"): it is
-started as a process, never imported, so a client-only install still imports this module and
-says what is missing when asked for a server."""
+The server is another distribution than this client (docs/decisions.md, "Packaging and
+layers"): it is started as a process, never imported, so a client-only install still imports
+this module and says what is missing when asked for a server."""
 
 from __future__ import annotations
 
