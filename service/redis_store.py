@@ -22,18 +22,15 @@ import itertools
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
-import redis.asyncio as aioredis
 import structlog
 from redis.asyncio.cluster import RedisCluster
-from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import RedisError
-from redis.retry import Retry
 
 from service import keys
 from service.fanout import Fanout, WatchQueue
-from service.resp import RespClient
+from service.redis_client import PubSubClient, RedisClient, connect, is_cluster_url, redis_py
 from service.store import (
     WRITTEN,
     Commit,
@@ -47,7 +44,6 @@ from service.store import (
 
 log = structlog.get_logger(__name__)
 
-CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 
 # KEYS: game hash, log list, channel[, request record]
 # ARGV: expected version, new version, state, log entry, ttl, notification head, token,
@@ -157,38 +153,6 @@ T = TypeVar("T")
 MessageSource = Callable[[], Awaitable[dict[str, Any] | None]]
 
 
-def is_cluster_url(url: str) -> bool:
-    return url.startswith(CLUSTER_SCHEMES)
-
-
-def connect(url: str, timeout: float) -> Any:
-    """A redis.asyncio client for `url`: RedisCluster for a cluster URL."""
-    if is_cluster_url(url):
-        # Redirections after a resharding or failover are followed with a few retries; the
-        # commit token makes a re-sent write safe.
-        return RedisCluster.from_url(
-            url.replace("+cluster", "", 1),
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 6),
-        )
-    if url.startswith("redis://"):
-        # The lean client of service/resp.py: each command has a deadline of its own.
-        return RespClient(url, connect_timeout=timeout, timeout=timeout)
-    return _redis_py(url, timeout, socket_timeout=timeout)
-
-
-def _redis_py(url: str, timeout: float, socket_timeout: float | None = None) -> Any:
-    """redis-py for a single Redis: TLS URLs, and every pub/sub connection (which waits for
-    messages without a deadline)."""
-    return aioredis.Redis.from_url(
-        url,
-        socket_timeout=socket_timeout,
-        socket_connect_timeout=timeout,
-        retry=Retry(NoBackoff(), 0),  # fail fast: the caller gets UNAVAILABLE at once
-    )
-
-
 def _store_errors(
     method: Callable[P, Coroutine[Any, Any, T]],
 ) -> Callable[P, Coroutine[Any, Any, T]]:
@@ -209,9 +173,11 @@ def _store_errors(
 class RedisStore:
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         self.cluster = is_cluster_url(url)
-        self._redis: Any = connect(url, timeout)
+        self._redis: RedisClient = connect(url, timeout)
         # Sharded pub/sub needs redis-py (a cluster client serves both).
-        self._subscriber: Any = self._redis if self.cluster else _redis_py(url, timeout)
+        self._subscriber: PubSubClient = (
+            cast(RedisCluster, self._redis) if self.cluster else redis_py(url, timeout)
+        )
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
         # Commit tokens: unique per process by a random prefix, per commit by a counter (no
         # system call for fresh random bytes on every move).
@@ -221,7 +187,7 @@ class RedisStore:
         self._load_with_log = self._redis.register_script(LOAD_WITH_LOG_SCRIPT)
         self._update = self._redis.register_script(UPDATE_SCRIPT)
         self._fanout = Fanout()
-        self._pubsub: Any = None
+        self._pubsub: Any = None  # PubSub, or ClusterPubSub with its node mapping
         self._readers: dict[str, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
@@ -233,10 +199,12 @@ class RedisStore:
     @_store_errors
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
         if request_id:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.hmget(keys.game(game_id), "v", "s")
-                pipe.get(keys.request(game_id, request_id))
-                (version, data), record = await pipe.execute()
+            # No `async with`: execute() resets the pipeline itself (and redis-py's cluster
+            # pipeline types its __aexit__ too narrowly for the interface).
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.hmget(keys.game(game_id), "v", "s")
+            pipe.get(keys.request(game_id, request_id))
+            (version, data), record = await pipe.execute()
         else:
             version, data = await self._redis.hmget(keys.game(game_id), "v", "s")
             record = None
@@ -289,8 +257,6 @@ class RedisStore:
 
     async def _command(self, *args: Any) -> Any:
         """One raw command, through whichever client this store uses."""
-        if isinstance(self._redis, RespClient):
-            return await self._redis.execute(*args)
         return await self._redis.execute_command(*args)
 
     @_store_errors
@@ -430,7 +396,7 @@ class RedisStore:
             return {"redis": lambda: pubsub.get_message(timeout=1.0)}
         sources: dict[str, MessageSource] = {}
         for name in list(pubsub.node_pubsub_mapping):
-            node = self._redis.get_node(node_name=name)
+            node = cast(RedisCluster, self._subscriber).get_node(node_name=name)
             if node is not None:
                 sources[name] = _node_source(pubsub, node)
         return sources
@@ -486,9 +452,13 @@ class RedisStore:
 
     async def ping(self) -> bool:
         try:
-            return bool(await _store_errors(self._redis.ping)())
+            return await self._ping()
         except StoreUnavailable:
             return False
+
+    @_store_errors
+    async def _ping(self) -> bool:
+        return bool(await self._redis.ping())
 
     async def close(self) -> None:
         tasks = [*self._readers.values(), *([self._supervisor] if self._supervisor else [])]

@@ -5,8 +5,9 @@ in the order they arrive), replies parsed by hiredis.
 Why: redis-py's asyncio client takes a pooled connection, wraps each read and write in its own
 timeout and parses in Python; measured here it spends about 65 µs of CPU per command against
 about 13 µs for this client (docs/performance.md). It offers the few redis-py methods the store
-uses (`hmget`, `get`, `set`, `lrange`, `ping`, `pipeline`, `register_script`), with the same
-meaning, so the store's code does not depend on which client runs.
+uses (`execute_command`, `hmget`, `get`, `set`, `lrange`, `ping`, `pipeline`,
+`register_script`), with the same meaning: the interface `RedisClient` of
+service/redis_client.py, which redis-py's clients satisfy too.
 
 Each command has a deadline (`timeout`): one timer per connection, set for the oldest command
 still waiting, fails with TimeoutError the commands whose deadline passed (a timer per command,
@@ -150,7 +151,7 @@ class RespClient:
             raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
         return protocol
 
-    async def execute(self, *args: Arg) -> Any:
+    async def execute_command(self, *args: Arg) -> Any:
         protocol = await self._connection()
         return await protocol.send(_pack(args), 1)[0]
 
@@ -164,15 +165,15 @@ class RespClient:
     # The subset of redis-py's asyncio API the store uses.
 
     async def hmget(self, key: str, *fields: str) -> list[Any]:
-        reply: list[Any] = await self.execute("HMGET", key, *fields)
+        reply: list[Any] = await self.execute_command("HMGET", key, *fields)
         return reply
 
     async def get(self, key: str) -> bytes | None:
-        reply: bytes | None = await self.execute("GET", key)
+        reply: bytes | None = await self.execute_command("GET", key)
         return reply
 
     async def lrange(self, key: str, start: int, end: int) -> list[bytes]:
-        reply: list[bytes] = await self.execute("LRANGE", key, start, end)
+        reply: list[bytes] = await self.execute_command("LRANGE", key, start, end)
         return reply
 
     async def set(
@@ -181,11 +182,11 @@ class RespClient:
         args: list[Arg] = ["SET", key, value, "EX", ex]
         args += ["NX"] if nx else []
         args += ["GET"] if get else []
-        reply: bytes | None = await self.execute(*args)
+        reply: bytes | None = await self.execute_command(*args)
         return reply
 
     async def ping(self) -> bool:
-        return bool(await self.execute("PING") == b"PONG")
+        return bool(await self.execute_command("PING") == b"PONG")
 
     def pipeline(self, transaction: bool = False) -> Pipeline:
         return Pipeline(self)
@@ -195,9 +196,9 @@ class RespClient:
 
         async def run(keys: Sequence[str], args: Sequence[Arg]) -> Any:
             try:
-                return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+                return await self.execute_command("EVALSHA", sha, len(keys), *keys, *args)
             except NoScriptError:  # not run: send the script itself (Redis caches it)
-                return await self.execute("EVAL", script, len(keys), *keys, *args)
+                return await self.execute_command("EVAL", script, len(keys), *keys, *args)
 
         return run
 

@@ -46,13 +46,17 @@ def tracked_files() -> list[Path]:
         listing = subprocess.run(
             ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
         ).stdout.decode()
-        return [ROOT / name for name in listing.split("\0") if name]
+        # Links aside: clients/python/croupier/{engines,service} name folders listed here too.
+        paths = (ROOT / name for name in listing.split("\0") if name)
+        return [path for path in paths if not path.is_symlink()]
     except (OSError, subprocess.CalledProcessError):
         skipped = {".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache"}
         return [
             path
             for path in ROOT.rglob("*")
-            if path.is_file() and not skipped & set(path.relative_to(ROOT).parts)
+            if path.is_file()
+            and not path.is_symlink()
+            and not skipped & set(path.relative_to(ROOT).parts)
         ]
 
 

@@ -1,7 +1,7 @@
 """deploy/Dockerfile, checked without a Docker engine: hadolint finds nothing at its strictest
 threshold, the stages and the runtime image have the shape promised in docs/deployment.md, and
 the build context left by deploy/Dockerfile.dockerignore, copied as the builder stage copies it,
-builds a wheel holding the server, its console script and the health probe."""
+builds the client's wheel (with the health probe) and the server's (with its console script)."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def test_runtime_image_runs_the_server_as_a_non_root_user() -> None:
     assert arguments["EXPOSE"] == PORT
     assert arguments["ENTRYPOINT"] == '["croupier-server"]'
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["croupier-server"] == "service.main:main"
+    assert scripts["croupier-server"] == "croupier.service.main:main"
     environment = " ".join(a for keyword, a in runtime if keyword == "ENV")
     assert "CROUPIER_LOG_FORMAT=json" in environment
     assert f"CROUPIER_PORT={PORT}" in environment
@@ -221,24 +221,26 @@ def build_context(destination: Path) -> None:
             path = REPO / source
             assert path.exists(), f"COPY {source}: not in the repository"
             assert not excluded(source.strip("/"), rules), f"COPY {source}: ignored by dockerignore"
-            files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+            # COPY keeps links as links (clients/python/croupier/{engines,service}).
+            files = (
+                [path]
+                if path.is_file()
+                else sorted(p for p in path.rglob("*") if p.is_file() or p.is_symlink())
+            )
             for file in files:
                 relative = file.relative_to(REPO).as_posix()
                 if excluded(relative, rules):
                     continue
                 inside = file.name if path.is_file() else file.relative_to(path).as_posix()
                 (into / inside).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(file, into / inside)
+                if file.is_symlink():
+                    (into / inside).symlink_to(file.readlink())
+                else:
+                    shutil.copyfile(file, into / inside)
 
 
-def test_the_build_context_builds_a_complete_wheel(tmp_path: Path) -> None:
-    pytest.importorskip("setuptools", minversion="70.1", reason="builds wheels by itself")
-    context = tmp_path / "context"
-    build_context(context)
-    source = context / "src"
-    assert (source / "pyproject.toml").is_file()
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
+def build_wheel(source: Path, wheels: Path) -> zipfile.ZipFile:
+    """The wheel of the project at `source`, built as pip builds it (setuptools' backend)."""
     built = subprocess.run(
         [
             sys.executable,
@@ -253,21 +255,58 @@ def test_the_build_context_builds_a_complete_wheel(tmp_path: Path) -> None:
         timeout=120,
     )
     assert built.returncode == 0, built.stderr[-3000:]
-    name = built.stdout.strip().splitlines()[-1]
-    with zipfile.ZipFile(wheels / name) as wheel:
+    return zipfile.ZipFile(wheels / built.stdout.strip().splitlines()[-1])
+
+
+def wheel_parts(wheel: zipfile.ZipFile) -> tuple[set[str], str, str]:
+    """The wheel's file names, its entry points and its metadata."""
+    with wheel:
         names = set(wheel.namelist())
         info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
-        entry_points = wheel.read(f"{info}/entry_points.txt").decode()
-        metadata = wheel.read(f"{info}/METADATA").decode()
+        return (
+            names,
+            wheel.read(f"{info}/entry_points.txt").decode(),
+            wheel.read(f"{info}/METADATA").decode(),
+        )
+
+
+def test_the_build_context_builds_a_complete_wheel(tmp_path: Path) -> None:
+    """Two wheels, as the builder stage builds them: the client (the croupier package, the
+    generated API, croupier-play, the health probe) and the server (croupier.engines,
+    croupier.service, croupier-server), which depends on the client and holds none of it."""
+    pytest.importorskip("setuptools", minversion="70.1", reason="builds wheels by itself")
+    context = tmp_path / "context"
+    build_context(context)
+    source = context / "src"
+    assert (source / "pyproject.toml").is_file()
+    assert (source / "clients/python/pyproject.toml").is_file()
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    names, entry_points, metadata = wheel_parts(build_wheel(source / "clients/python", wheels))
     for module in (
-        "service/main.py",
-        "service/server.py",
-        "engines/registry.py",
+        "croupier/__init__.py",
+        "croupier/play.py",
         "croupier/healthcheck.py",
         "croupier/v1/game_service_pb2.py",
         "croupier/v1/game_service_pb2_grpc.py",
     ):
         assert module in names, module
-    assert not [n for n in names if n.startswith("tests/") or "__pycache__" in n]
-    assert "croupier-server = service.main:main" in entry_points
+    assert not [n for n in names if n.startswith(("croupier/engines/", "croupier/service/"))]
+    assert not [n for n in names if "/bench/" in n or "__pycache__" in n]
+    assert "croupier-play = croupier.play:main" in entry_points
     assert re.search(r"^Requires-Dist: grpcio-health-checking", metadata, flags=re.MULTILINE)
+    names, entry_points, metadata = wheel_parts(build_wheel(source, wheels))
+    for module in (
+        "croupier/service/main.py",
+        "croupier/service/server.py",
+        "croupier/service/bench/cli.py",
+        "croupier/service/static/index.html",
+        "croupier/engines/registry.py",
+    ):
+        assert module in names, module
+    outside = [n for n in names if not n.startswith(("croupier/engines/", "croupier/service/"))]
+    assert all(".dist-info/" in n for n in outside), outside
+    assert not [n for n in names if n.startswith("tests/") or "__pycache__" in n]
+    assert "croupier-server = croupier.service.main:main" in entry_points
+    assert "croupier-play" not in entry_points
+    assert re.search(r"^Requires-Dist: croupier-client==0\.1\.0$", metadata, flags=re.MULTILINE)

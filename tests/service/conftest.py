@@ -14,7 +14,7 @@ from redis.cluster import RedisCluster
 from croupier.client import Croupier
 from croupier.local import LocalServer
 from service.embedded_redis import EmbeddedRedis
-from service.redis_store import is_cluster_url
+from service.redis_client import is_cluster_url
 from tests.redis_cluster import EmbeddedRedisCluster
 
 

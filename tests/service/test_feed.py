@@ -19,7 +19,7 @@ from croupier.local import LocalServer
 from croupier.play import options_for
 from croupier.v1 import game_service_pb2 as pb
 from service import keys
-from service.redis_store import is_cluster_url
+from service.redis_client import is_cluster_url
 from tests.service.helpers import finish
 
 Kind = pb.FeedEvent.Kind

@@ -24,9 +24,9 @@ def test_commands_pipelines_and_errors() -> None:
             pipe.get("k")
             assert await pipe.execute() == [[None, None], b"v"]
         with pytest.raises(ResponseError):
-            await client.execute("LPUSH", "k", "x")  # wrong type
+            await client.execute_command("LPUSH", "k", "x")  # wrong type
         assert await client.get("k") == b"v"  # still in step after an error reply
-        results = await asyncio.gather(*(client.execute("INCR", "n") for _ in range(200)))
+        results = await asyncio.gather(*(client.execute_command("INCR", "n") for _ in range(200)))
         assert sorted(results) == list(range(1, 201))
         await client.aclose()
 
@@ -40,7 +40,7 @@ def test_a_caller_that_gives_up_leaves_the_connection_in_step() -> None:
 
     async def run(url: str, port: int) -> None:
         client = RespClient(url)
-        await client.execute("SET", "k", "v")
+        await client.execute_command("SET", "k", "v")
         sleeper = redis.Redis(port=port)
         slow = asyncio.get_running_loop().run_in_executor(
             None, sleeper.execute_command, "DEBUG", "SLEEP", "0.5"
@@ -48,10 +48,10 @@ def test_a_caller_that_gives_up_leaves_the_connection_in_step() -> None:
         await asyncio.sleep(0.1)
         with pytest.raises(TimeoutError):
             async with asyncio.timeout(0.1):
-                await client.execute("GET", "k")
+                await client.execute_command("GET", "k")
         await slow
         sleeper.close()
-        assert await client.execute("ECHO", "mine") == b"mine"
+        assert await client.execute_command("ECHO", "mine") == b"mine"
         await client.aclose()
 
     with EmbeddedRedis(extra_args=("--enable-debug-command", "local")) as server:
@@ -64,7 +64,7 @@ def test_commands_past_their_deadline_fail_and_the_connection_stays_in_step() ->
 
     async def run(url: str, port: int) -> None:
         client = RespClient(url, timeout=0.2)
-        await client.execute("SET", "k", "v")
+        await client.execute_command("SET", "k", "v")
         sleeper = redis.Redis(port=port)
         slow = asyncio.get_running_loop().run_in_executor(
             None, sleeper.execute_command, "DEBUG", "SLEEP", "0.6"
@@ -72,9 +72,9 @@ def test_commands_past_their_deadline_fail_and_the_connection_stays_in_step() ->
         await asyncio.sleep(0.1)
         loop = asyncio.get_running_loop()
         started = loop.time()
-        first = asyncio.ensure_future(client.execute("GET", "k"))
+        first = asyncio.ensure_future(client.execute_command("GET", "k"))
         await asyncio.sleep(0.1)
-        second = asyncio.ensure_future(client.execute("GET", "k"))
+        second = asyncio.ensure_future(client.execute_command("GET", "k"))
         with pytest.raises(TimeoutError):
             await first
         assert 0.15 < loop.time() - started < 0.35
@@ -83,7 +83,7 @@ def test_commands_past_their_deadline_fail_and_the_connection_stays_in_step() ->
         assert 0.25 < loop.time() - started < 0.45
         await slow
         sleeper.close()
-        assert await client.execute("ECHO", "mine") == b"mine"
+        assert await client.execute_command("ECHO", "mine") == b"mine"
         assert await client.get("k") == b"v"
         await client.aclose()
 

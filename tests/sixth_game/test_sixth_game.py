@@ -92,9 +92,13 @@ def copy_of_repository(target: Path) -> dict[str, bytes]:
     contents = {}
     for name in sorted(set(listing.split("\0")) - {""}):
         source = ROOT / name
+        target_file = target / name
+        if source.is_symlink():  # clients/python/croupier/{engines,service}: links stay links
+            target_file.parent.mkdir(parents=True, exist_ok=True)
+            target_file.symlink_to(source.readlink())
+            continue
         if not source.is_file() or name.startswith("tests/sixth_game/"):
             continue  # deleted in the work tree; or this test, which the copy does not need
-        target_file = target / name
         target_file.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target_file)
         contents[name] = source.read_bytes()

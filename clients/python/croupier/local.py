@@ -1,9 +1,15 @@
 """Start a `croupier-server` process (this project's `service` package) on a free loopback
-port, for tools and tests that are given no target."""
+port, for tools and tests that are given no target.
+
+The server is another distribution than this client (docs/decisions.md, "Packaging and
+layers"): it is started as a process, never imported, so a client-only install still imports
+this module and says what is missing when asked for a server."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -13,7 +19,23 @@ from types import TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from service.embedded_redis import free_port
+SERVER_MODULE = "service.main"
+
+
+class ServerNotInstalled(RuntimeError):
+    """No --target was given and the server's distribution is not installed here."""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def server_installed() -> bool:
+    """Whether this Python can run the server (found without importing it)."""
+    return importlib.util.find_spec(SERVER_MODULE.rpartition(".")[0]) is not None
 
 
 def wait_serving(target: str, timeout: float = 20.0, tls_root: Path | None = None) -> None:
@@ -59,7 +81,7 @@ class LocalServer:
         args = [
             sys.executable,
             "-m",
-            "service.main",
+            SERVER_MODULE,
             "--host",
             "127.0.0.1",
             "--port",
@@ -75,6 +97,10 @@ class LocalServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 20.0) -> LocalServer:
+        if not server_installed():
+            raise ServerNotInstalled(
+                "no server here: give --target HOST:PORT, or install the server (croupier)"
+            )
         self.process = subprocess.Popen(
             self.args, env=self.env, stdout=subprocess.DEVNULL, stderr=self.stderr
         )

@@ -10,7 +10,8 @@ Without `--target` it starts a server of its own. The same seed prints the same 
 `--option KEY=VALUE` sets a field of the game's options message (repeatable).
 `--save-record FILE` writes the finished game's record (GetGameRecord, as protobuf JSON);
 `--replay FILE` replays such a record through the rule engines, without a server, and checks
-that it ends in the recorded result (exit status 1 when it does not). With `--target`,
+that it ends in the recorded result (exit status 1 when it does not): the engines come with the
+server's distribution, so this runs its `service.replay` as a process. With `--target`,
 `--open-seats` creates a game whose seats but yours are open and prints its join code, and
 `--list` prints the lobby.
 """
@@ -20,13 +21,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO, cast
 
-from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -34,10 +35,10 @@ from croupier.bots import RandomBot
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.human import play_human
-from croupier.local import LocalServer
+from croupier.local import LocalServer, ServerNotInstalled, server_installed
 from croupier.messages import GAME_IDS
+from croupier.records import save_record
 from croupier.render import describe_event, describe_table
-from croupier.replay import ReplayMismatch, load_record, replay, save_record
 from croupier.v1 import game_service_pb2 as pb
 
 MAX_MOVES = 50_000
@@ -120,8 +121,14 @@ def _target(target: str | None) -> Iterator[str]:
     if target:
         yield target
         return
-    with LocalServer() as server:
+    try:
+        server = LocalServer().start()
+    except ServerNotInstalled as error:
+        raise SystemExit(f"croupier-play: {error}") from None
+    try:
         yield server.target
+    finally:
+        server.stop()
 
 
 def play(
@@ -195,23 +202,17 @@ def _open_table(croupier: Croupier, args: argparse.Namespace, out: TextIO) -> No
     print(f"seat 0      {created.seat_credentials[0]}  (your credential: keep it secret)", file=out)
 
 
+REPLAY_MODULE = "service.replay"
+
+
 def _replay_file(path: Path) -> None:
-    try:
-        record = load_record(path)
-        names = [name or f"P{seat}" for seat, name in enumerate(record.setup.display_names)] or [
-            f"P{seat}" for seat in range(record.setup.seats)
-        ]
-        print(f"{record.name}: {len(record.moves)} moves, seed {record.setup.seed}")
-        result = replay(record, sys.stdout)
-    except (OSError, json_format.ParseError) as error:
-        print(f"croupier-play: cannot read {path}: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
-    except ReplayMismatch as error:
-        print(f"croupier-play: the record does not replay: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
-    view = pb.GameView(result=result)
-    print_result(view, names, sys.stdout)
-    print("\nthe replay ends in the recorded result")
+    """Run the server's replay (it needs the engines) in a process of this Python."""
+    if not server_installed():
+        print("croupier-play: --replay needs the server installed (croupier)", file=sys.stderr)
+        raise SystemExit(1)
+    code = subprocess.call([sys.executable, "-m", REPLAY_MODULE, str(path)])
+    if code:
+        raise SystemExit(code)
 
 
 def _spectate(croupier: Croupier, name: str) -> pb.GameView:

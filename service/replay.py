@@ -1,18 +1,24 @@
 """Replaying a game's record (GetGameRecord) through the rule engines, offline.
 
-A record file is the protobuf JSON of `croupier.v1.GameRecord`, as `croupier-play
---save-record FILE` writes it: `croupier-play --replay FILE` applies every move from the
-recorded setup and seed and checks that the game ends in the recorded result (a forfeit
-after the last move ends it as the service did: engines/core/scoring.forfeit_result).
+A record file is the protobuf JSON of `croupier.v1.GameRecord` (croupier.records), as
+`croupier-play --save-record FILE` writes it: `croupier-play --replay FILE` runs
+`python -m service.replay FILE`, which applies every move from the recorded setup and seed and
+checks that the game ends in the recorded result (exit status 1 otherwise; a forfeit after the
+last move ends it as the service did: engines/core/scoring.forfeit_result). It lives with the
+server because it needs the engines, which the client distribution does not carry.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 from google.protobuf import json_format
 
+from croupier.play import print_result
+from croupier.records import load_record
 from croupier.render import describe_event
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.common_pb2 import GameResult
@@ -23,14 +29,6 @@ from engines.registry import GAMES
 
 class ReplayMismatch(Exception):
     """The record does not replay: a move the rules refuse, or another result."""
-
-
-def load_record(path: Path) -> pb.GameRecord:
-    return json_format.Parse(path.read_text(), pb.GameRecord())
-
-
-def save_record(record: pb.GameRecord, path: Path) -> None:
-    path.write_text(json_format.MessageToJson(record) + "\n")
 
 
 def replay(record: pb.GameRecord, out: TextIO | None = None) -> GameResult:
@@ -81,3 +79,31 @@ def replay(record: pb.GameRecord, out: TextIO | None = None) -> GameResult:
     ):
         raise ReplayMismatch("the replay ends in another result than the recorded one")
     return result
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python -m service.replay FILE`: the transcript, then the result (exit status 1 when the
+    record does not replay)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if len(args) != 1:
+        raise SystemExit("usage: python -m service.replay RECORD.json")
+    path = Path(args[0])
+    try:
+        record = load_record(path)
+        names = [name or f"P{seat}" for seat, name in enumerate(record.setup.display_names)] or [
+            f"P{seat}" for seat in range(record.setup.seats)
+        ]
+        print(f"{record.name}: {len(record.moves)} moves, seed {record.setup.seed}")
+        result = replay(record, sys.stdout)
+    except (OSError, json_format.ParseError) as error:
+        print(f"croupier-play: cannot read {path}: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except ReplayMismatch as error:
+        print(f"croupier-play: the record does not replay: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    print_result(pb.GameView(result=result), names, sys.stdout)
+    print("\nthe replay ends in the recorded result")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,2 @@
+"""Tests of the two distributions: the client (clients/python) installs and works without the
+server, and imports nothing of it."""
