@@ -97,8 +97,8 @@ def fill(
     import redis
 
     started = time.perf_counter()
-    ids = _play_sources(target, recorded, timeout)
-    client = redis.Redis.from_url(redis_url)
+    ids = _play_sources(target, recorded, max(timeout, 60.0))  # a busy machine stalls calls
+    client = redis.Redis.from_url(redis_url, socket_timeout=60)  # a big RESTORE batch is slow
     sources: list[_Source] = []
     per_type: dict[str, Any] = {}
     for game, game_ids in ids.items():
@@ -163,7 +163,7 @@ def expiry_probe(redis_url: str, target: str, seed: int, out: TextIO) -> dict[st
     takes to reclaim the rest (they are never read)."""
     import redis
 
-    client = redis.Redis.from_url(redis_url)
+    client = redis.Redis.from_url(redis_url, socket_timeout=60)  # redis-py 8 waits 5 s by default
     suffix = _key_suffixes()[0]
     source = next(iter(client.scan_iter(match=_key("*", suffix), count=1000)))
     payload = client.dump(source)
