@@ -60,6 +60,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
     latencies: list[float] = []
     updates = missed = 0
     stream_errors: dict[str, int] = {}
+    error_reasons: dict[str, int] = {}  # of the ApplyMoves
     window = [0.0, 0.0]
     settled = 0  # streams that have their first view, or failed
     all_settled = asyncio.Event()
@@ -110,7 +111,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
         start = time.perf_counter()
         window[0] = start + args.warmup
         window[1] = window[0] + args.duration
-        moves = errors = 0
+        moves = 0
         cpu: dict[str, float] = {}
         step = 0
         while True:
@@ -136,8 +137,9 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
                 )
                 if window[0] <= time.perf_counter() <= window[1]:
                     moves += 1
-            except grpc.RpcError:
-                errors += 1
+            except grpc.RpcError as error:
+                reason = reason_of(error)
+                error_reasons[reason] = error_reasons.get(reason, 0) + 1
         await asyncio.sleep(0.2)  # the last updates arrive
         ended = _cpu(args)
         elapsed = time.perf_counter() - cpu["started"]
@@ -148,7 +150,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
             with contextlib.suppress(asyncio.CancelledError, grpc.RpcError):
                 await task
         await channel.close()
-    figures = (moves, updates, missed, errors, stream_errors, latencies)
+    figures = (moves, updates, missed, error_reasons, stream_errors, latencies)
     return (*figures, cpu, ended, elapsed, rss)
 
 
@@ -186,7 +188,8 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
         "moves_per_s": round(moves / args.duration, 1),
         "updates_per_s": round(updates / args.duration, 1),
         "missed_updates": missed,
-        "errors": errors,
+        "errors": sum(errors.values()),
+        "error_reasons": errors,
         "stream_errors": stream_errors,
         "delivery_ms": {
             name: num(getattr(delivery, f"{name}_ms")) for name in ("p50", "p90", "p99", "max")
@@ -223,7 +226,7 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
     delivery = report["delivery_ms"]
     print(
         f"moves {report['moves_per_s']:,}/s, stream updates {report['updates_per_s']:,}/s,"
-        f" missed {report['missed_updates']}, ApplyMove errors {report['errors']},"
+        f" missed {report['missed_updates']}, ApplyMove errors {report['error_reasons'] or 0},"
         f" streams failed {report['stream_errors'] or 0}",
         file=out,
     )
