@@ -271,6 +271,11 @@ class RedisStore:
 
     @_store_errors
     async def index_add(self, entries: Sequence[IndexEntry]) -> None:
+        if len(entries) == 1:
+            # A clocked move's due entry, on every such move: gather's task costs ~10 µs.
+            entry = entries[0]
+            await self._command("ZADD", entry.key, entry.score, entry.game_id)
+            return
         await asyncio.gather(*(self._command("ZADD", e.key, e.score, e.game_id) for e in entries))
 
     @_store_errors

@@ -164,3 +164,6 @@ def test_watcher_bench_delivers_every_move_to_every_stream(tmp_path: Path) -> No
     delivery = watch["delivery_ms"]
     assert 0 < delivery["p50"] <= delivery["p99"] <= delivery["max"]
     assert watch["server_us_per_update"] > 0
+    # The server's resident memory before the streams and with them open.
+    assert len(watch["server_rss_mb"]) == 2
+    assert isinstance(watch["server_bytes_per_stream"], int)

@@ -9,6 +9,11 @@
     croupier-bench --engines                         # the engines alone: no gRPC, no Redis
     croupier-bench --bots --games 1000               # strong bots against random ones
     croupier-bench --watchers 1000 --watch-games 16  # WatchGame streams while moves are made
+    croupier-bench --stored-games 1000000            # the phases with 1M idle games in Redis
+    croupier-bench --long-game 2000                  # per-move cost along a 2,000-move match
+    croupier-bench --bot-games 32                    # moves made by the server's bot seats
+    croupier-bench --redis-cluster 3                 # the server on a local Redis Cluster
+    croupier-bench --server-arg=--workers=2          # any flag for the started server
 
 The service benchmark measures, keeping `--concurrency` calls in flight, in phases:
 the baseline, `croupier.v1.BenchmarkService/Echo` (a trivial call through the same server stack,
@@ -29,9 +34,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from croupier.bench.bot_seats import run_bot_seats_bench
 from croupier.bench.bots import run_bots_bench
 from croupier.bench.cpu import parse_cpus, py_spy
 from croupier.bench.engines import run_engine_bench
+from croupier.bench.long_game import run_long_game_bench
 from croupier.bench.service import run_service_bench
 from croupier.bench.watch import run_watch_bench
 from croupier.messages import GAME_IDS
@@ -146,6 +153,49 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--watch-rate", type=_positive(float), default=100.0, help="moves per second, all games"
     )
+    parser.add_argument(
+        "--server-arg",
+        action="append",
+        metavar="FLAG",
+        help="a flag for the started server, after the bench's own (repeatable; write"
+        " --server-arg=--workers=2)",
+    )
+    parser.add_argument(
+        "--redis-cluster",
+        type=_positive(int),
+        metavar="MASTERS",
+        help="start a local Redis Cluster of this many masters for the started server",
+    )
+    parser.add_argument(
+        "--clock",
+        type=_positive(int),
+        metavar="SECONDS",
+        help="replayed games get a turn clock of this many seconds per decision",
+    )
+    parser.add_argument(
+        "--stored-games",
+        type=_positive(int),
+        metavar="N",
+        help="fill Redis with N idle games (copies of real ones) before the phases",
+    )
+    parser.add_argument(
+        "--long-game",
+        type=_positive(int),
+        metavar="MOVES",
+        help="game length: per-move cost along a One Card match of this many moves",
+    )
+    parser.add_argument(
+        "--bot-games",
+        type=_positive(int),
+        metavar="N",
+        help="bot seats: N games in play whose every seat is the server's bot",
+    )
+    parser.add_argument(
+        "--bot-level", default="random", choices=("random", "strong"), help="(--bot-games)"
+    )
+    parser.add_argument(
+        "--operator-key", help="operator key of the --target server (--bot-games needs it)"
+    )
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     return parser
 
@@ -162,6 +212,10 @@ def main(argv: list[str] | None = None) -> None:
             "--client blocking keeps one call in flight per process: raise"
             " --client-processes to --concurrency, or use --client async"
         )
+    if args.target and (args.redis_cluster or args.server_arg):
+        parser.error("--redis-cluster/--server-arg shape a server started here: not with --target")
+    if args.stored_games and (args.redis_cluster or (args.target and not args.redis_url)):
+        parser.error("--stored-games fills a single Redis: the started server's or --redis-url")
     if args.profile and py_spy() is None:
         parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
     if args.bots:
@@ -170,6 +224,10 @@ def main(argv: list[str] | None = None) -> None:
         report = run_engine_bench(args, sys.stdout)
     elif args.watchers:
         report = run_watch_bench(args, sys.stdout)
+    elif args.long_game:
+        report = run_long_game_bench(args, sys.stdout)
+    elif args.bot_games:
+        report = run_bot_seats_bench(args, sys.stdout)
     else:
         report = run_service_bench(args, sys.stdout)
     if args.json:

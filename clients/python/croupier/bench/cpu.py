@@ -80,6 +80,37 @@ def process_cpu_seconds(pid: int) -> tuple[float, float]:
     return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
 
 
+def server_cpu_seconds(pid: int) -> tuple[float, float]:
+    """User and system CPU time of a server process and of its descendants that are not
+    redis-server (the processes of `croupier-server --workers N`; its private Redis is measured
+    on its own)."""
+    user, system = process_cpu_seconds(pid)
+    for child in children_of(pid):
+        with contextlib.suppress(FileNotFoundError):
+            if Path(f"/proc/{child}/comm").read_text().startswith("redis-server"):
+                continue
+        more = server_cpu_seconds(child)
+        if not math.isnan(more[0]):
+            user, system = user + more[0], system + more[1]
+    return user, system
+
+
+def cpu_seconds(label: str, pid: int) -> tuple[float, float]:
+    """The CPU time of a monitored process: a server's with its workers."""
+    return server_cpu_seconds(pid) if label == "server" else process_cpu_seconds(pid)
+
+
+def rss_bytes(pid: int) -> int | None:
+    """Resident memory of a process (VmRSS), None when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None
+
+
 def find_redis_child(pid: int) -> tuple[int, str] | None:
     """The private redis-server a croupier-server started: its pid and URL."""
     for child in children_of(pid):

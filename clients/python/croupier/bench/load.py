@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from croupier.bench.cpu import process_cpu_seconds, start_py_spy
+from croupier.bench.cpu import cpu_seconds, start_py_spy
 from croupier.bench.spec import ClientSpec, Phase
 from croupier.bench.stats import Sample
 from croupier.v1.benchmark_service_pb2_grpc import BenchmarkServiceStub
@@ -97,14 +97,14 @@ class Load:
         if redis_client is not None:
             _, before = await self._redis_snapshot(redis_client)
         wall, own = time.perf_counter(), time.process_time()
-        others = {label: process_cpu_seconds(pid) for label, pid in self.spec.monitor.items()}
+        others = {label: cpu_seconds(label, pid) for label, pid in self.spec.monitor.items()}
         profiler = self._start_profiler()
         await sleep_until(self.window_end)
         elapsed = time.perf_counter() - wall
         self.sample.window_s = self.phase.duration
         self.sample.client_cpu = [(time.process_time() - own) / elapsed]
         for label, pid in self.spec.monitor.items():
-            user, system = process_cpu_seconds(pid)
+            user, system = cpu_seconds(label, pid)
             self.sample.monitored[label] = (user + system - sum(others[label])) / elapsed
             self.sample.monitored[f"{label}_sys"] = (system - others[label][1]) / elapsed
         if redis_client is not None and before is not None:

@@ -34,6 +34,9 @@ def header(
         f" process(es), {args.channels} channel(s) each, {args.client} calls; {pinning}\n"
         f"  games: {', '.join(f'{g} ({seats[g]} seats)' for g in games)};"
         f" phases of {args.warmup:g} s warm-up + {args.duration:g} s measured"
+        + (f"\n  server flags added: {' '.join(args.server_arg)}" if args.server_arg else "")
+        + (f"; Redis Cluster of {args.redis_cluster} masters" if args.redis_cluster else "")
+        + (f"; turn clock {args.clock} s per decision" if args.clock else "")
     )
 
 

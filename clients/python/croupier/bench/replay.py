@@ -102,6 +102,12 @@ class Replay:
             ]
             for game in load.phase.games
         }
+        if load.spec.clock_seconds:
+            # Long enough that no deadline passes: every move sets and clears deadlines, and
+            # the service never acts for a seat (which would end the replay).
+            for games in self.recorded.values():
+                for recorded in games:
+                    recorded.create.clock.seconds_per_decision = load.spec.clock_seconds
         lanes = lanes_per_game(load.spec.concurrency, len(load.phase.games))
         self.idle = {
             game: deque(Lane(game, load.spec.index * 7 + k) for k in range(lanes))

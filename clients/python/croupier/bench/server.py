@@ -1,15 +1,22 @@
-"""The server under test: one started here (and its private Redis), or one given by --target."""
+"""The server under test: one started here (and its private Redis, or a local Redis Cluster),
+or one given by --target."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from croupier.bench.cpu import affinity, find_redis_child, pin
 from croupier.local import LocalServer
+
+# The operator key of a started server (bot-only games need one): a bench's own, never a secret.
+BENCH_OPERATOR_KEY = "croupier-bench-operator-key"
 
 
 @dataclass
@@ -18,6 +25,24 @@ class Server:
     started: bool
     pids: dict[str, int]  # "server", "redis": whose CPU is measured
     redis_url: str | None
+    cluster: bool = False
+
+
+def started_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The flags of a started server: Echo (the baseline) is served only when asked; every
+    CreateGame of the benchmark comes from this one address, so the per-address limit of calls
+    without a credential is off (a --target server must be started the same way:
+    docs/performance.md); what a mode needs; then --server-arg's, which come last and win."""
+    extra = ["--benchmark-service", "--anonymous-rate-limit", "0"]
+    watchers = getattr(args, "watchers", None)
+    if watchers:
+        # 10,000 streams need more than the defaults (5,000 per process, 100 per game).
+        per_game = -(-watchers // args.watch_games) + 1
+        extra += ["--max-watch-streams", str(max(5_000, watchers + 100))]
+        extra += ["--max-watchers-per-game", str(max(100, per_game))]
+    if getattr(args, "bot_games", None):
+        extra += ["--operator-key", BENCH_OPERATOR_KEY]  # every seat a bot needs it
+    return (*extra, *(getattr(args, "server_arg", None) or ()))
 
 
 @contextlib.contextmanager
@@ -26,34 +51,102 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
         pids = {"server": args.server_pid} if args.server_pid else {}
         yield Server(args.target, False, pids, args.redis_url)
         return
-    # Echo (the baseline) is served only when asked; and every CreateGame of the benchmark
-    # comes from this one address, so the per-address limit of calls without a credential is
-    # off (a --target server must be started the same way: docs/performance.md).
-    server = LocalServer(
-        args.redis_url,
-        log_level=args.server_log_level,
-        extra_args=("--benchmark-service", "--anonymous-rate-limit", "0"),
-    )
-    own = frozenset(os.sched_getaffinity(0))
-    with affinity(args.server_cpus):  # the server process inherits the affinity
-        server.start(timeout=60.0)
-    # Threads of ours started meanwhile (gRPC's, by the health check) got it too.
-    pin(os.getpid(), args.client_cpus or own)
+    with _cluster(args) as cluster:
+        redis_url = cluster.url if cluster is not None else args.redis_url
+        server = LocalServer(
+            redis_url, log_level=args.server_log_level, extra_args=started_args(args)
+        )
+        own = frozenset(os.sched_getaffinity(0))
+        with affinity(args.server_cpus):  # the server process inherits the affinity
+            server.start(timeout=60.0)
+        # Threads of ours started meanwhile (gRPC's, by the health check) got it too.
+        pin(os.getpid(), args.client_cpus or own)
+        try:
+            assert server.process is not None
+            pid = server.process.pid
+            pids = {"server": pid}
+            found = find_redis_child(pid)
+            if found is not None:
+                pids["redis"], redis_url = found[0], found[1]
+            if cluster is not None:
+                for number, node in enumerate(cluster.nodes):
+                    assert node.process is not None
+                    pids["redis" if number == 0 else f"redis{number}"] = node.process.pid
+            if args.server_cpus:
+                pin(pid, args.server_cpus, tree=True)
+            for label, redis_pid in pids.items():
+                if label.startswith("redis") and (args.redis_cpus or args.server_cpus):
+                    pin(redis_pid, args.redis_cpus or args.server_cpus, tree=True)
+            yield Server(server.target, True, pids, redis_url, cluster is not None)
+        finally:
+            server.stop()
+
+
+@contextlib.contextmanager
+def _cluster(args: argparse.Namespace) -> Iterator[Any]:
+    """With --redis-cluster N: N local redis-server masters made one cluster by
+    `redis-cli --cluster create`, reached by the server through a redis+cluster:// URL (the
+    production path: deploy/kubernetes), else nothing."""
+    masters = getattr(args, "redis_cluster", None)
+    if not masters:
+        yield None
+        return
+    cluster = LocalCluster(masters)
+    with affinity(args.redis_cpus or args.server_cpus):
+        cluster.start()
     try:
-        assert server.process is not None
-        pid = server.process.pid
-        pids = {"server": pid}
-        redis_url = args.redis_url
-        found = find_redis_child(pid)
-        if found is not None:
-            pids["redis"], redis_url = found[0], found[1]
-        if args.server_cpus:
-            pin(pid, args.server_cpus, tree=True)
-        if args.redis_cpus and "redis" in pids:
-            pin(pids["redis"], args.redis_cpus, tree=True)
-        yield Server(server.target, True, pids, redis_url)
+        yield cluster
     finally:
-        server.stop()
+        cluster.close()
+
+
+class LocalCluster:
+    """Redis Cluster masters on loopback (no replicas), each its own redis-server."""
+
+    def __init__(self, masters: int) -> None:
+        from service.embedded_redis import EmbeddedRedis, free_port
+
+        self.nodes = [
+            EmbeddedRedis(
+                extra_args=(
+                    *["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"],
+                    # The bus port is set explicitly: port + 10000 may exceed 65535.
+                    *["--cluster-node-timeout", "2000", "--cluster-port", str(free_port())],
+                )
+            )
+            for _ in range(masters)
+        ]
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+
+    def start(self) -> None:
+        import time
+
+        import redis
+
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            raise FileNotFoundError("--redis-cluster needs redis-cli on the PATH")
+        for node in self.nodes:
+            node.start()
+        subprocess.run(
+            [cli, "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in self.nodes],
+             "--cluster-replicas", "0", "--cluster-yes"],
+            check=True, capture_output=True, timeout=60,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        for node in self.nodes:
+            with redis.Redis(host="127.0.0.1", port=node.port) as client:
+                while client.cluster("INFO").get("cluster_state") != "ok":
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("the Redis Cluster did not become ok")
+                    time.sleep(0.1)
+
+    def close(self) -> None:
+        for node in self.nodes:
+            node.close()
 
 
 def seats_of(games: list[str], seats: int | None) -> dict[str, int]:

@@ -57,6 +57,7 @@ def _spec(args: argparse.Namespace, server: Server, seats: dict[str, int], **kw:
         blocking=args.client == "blocking",
         cpus=args.client_cpus,
         phases=(),
+        clock_seconds=args.clock or 0,
         **kw,
     )
 
@@ -70,6 +71,15 @@ def run_service_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
     recorded = record_games(games, seats, args.seed)
     record_s = time.perf_counter() - started
     with server_for(args) as server:
+        stored = None
+        if args.stored_games:
+            from croupier.bench import stored as stored_games
+
+            assert server.redis_url, "--stored-games needs the server's Redis"
+            stored = stored_games.fill(
+                server.redis_url, server.target, recorded, args.stored_games, args.seed,
+                args.timeout, out,
+            )  # fmt: skip
         base = _spec(args, server, seats, recorded=recorded)
         processes = max(1, args.client_processes)
         lead = 0.2 if processes == 1 else 2.0 + 0.3 * processes
@@ -104,6 +114,10 @@ def run_service_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
                 total.merge(samples[number])
             merged.append(total)
         redis_counts = _redis_counts(args, server, games, seats, phases, merged)
+        if stored is not None and server.redis_url:
+            stored["expiry"] = stored_games.expiry_probe(
+                server.redis_url, server.target, args.seed, out
+            )
     report = service_report(args, server, phases, merged, games, seats, redis_counts)
     types = 1 if args.separately else len(games)
     report["replay"]["games_in_play"] = sum(
@@ -117,6 +131,8 @@ def run_service_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
         }
         for game, games_ in recorded.items()
     }
+    if stored is not None:
+        report["stored_games"] = stored
     print_service(report, out)
     return report
 
@@ -131,7 +147,7 @@ def _redis_counts(
 ) -> dict[str, Any] | None:
     """Round trips per call (one call at a time) and, with --redis-stats, the memory of the
     keys of replayed games; None without a known Redis."""
-    if not server.redis_url or args.no_redis_count:
+    if not server.redis_url or args.no_redis_count or server.cluster:
         return None
     from croupier.bench.redis_stats import count_round_trips, game_memory
 

@@ -57,3 +57,5 @@ class ClientSpec:
     redis_url: str | None = None  # process 0 with --redis-stats: INFO around replay windows
     # Blocking stubs instead of grpc.aio (one call in flight: the latency mode).
     blocking: bool = False
+    # Replayed games created with a turn clock of this many seconds per decision (0: none).
+    clock_seconds: int = 0

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 import grpc
 
-from croupier.bench.cpu import pin, process_cpu_seconds
+from croupier.bench.cpu import cpu_seconds, pin, rss_bytes
 from croupier.bench.load import reason_of
 from croupier.bench.replay import record_games, request_id
 from croupier.bench.server import seats_of, server_for
@@ -60,6 +60,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
     latencies: list[float] = []
     updates = missed = 0
     stream_errors: dict[str, int] = {}
+    error_reasons: dict[str, int] = {}  # of the ApplyMoves
     window = [0.0, 0.0]
     settled = 0  # streams that have their first view, or failed
     all_settled = asyncio.Event()
@@ -99,14 +100,18 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
             if seen < 0:
                 settle()
 
+    server_pid = args.watch_pids.get("server")
+    rss = [rss_bytes(server_pid) if server_pid else None]
     streams = [asyncio.create_task(watcher(n)) for n in range(args.watchers)]
     try:
-        await asyncio.wait_for(all_settled.wait(), timeout=60)
+        await asyncio.wait_for(all_settled.wait(), timeout=120)
+        await asyncio.sleep(0.5)  # the server's side of the last streams settles too
+        rss.append(rss_bytes(server_pid) if server_pid else None)
         interval = 1.0 / args.watch_rate
         start = time.perf_counter()
         window[0] = start + args.warmup
         window[1] = window[0] + args.duration
-        moves = errors = 0
+        moves = 0
         cpu: dict[str, float] = {}
         step = 0
         while True:
@@ -132,8 +137,9 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
                 )
                 if window[0] <= time.perf_counter() <= window[1]:
                     moves += 1
-            except grpc.RpcError:
-                errors += 1
+            except grpc.RpcError as error:
+                reason = reason_of(error)
+                error_reasons[reason] = error_reasons.get(reason, 0) + 1
         await asyncio.sleep(0.2)  # the last updates arrive
         ended = _cpu(args)
         elapsed = time.perf_counter() - cpu["started"]
@@ -144,14 +150,15 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
             with contextlib.suppress(asyncio.CancelledError, grpc.RpcError):
                 await task
         await channel.close()
-    return moves, updates, missed, errors, stream_errors, latencies, cpu, ended, elapsed
+    figures = (moves, updates, missed, error_reasons, stream_errors, latencies)
+    return (*figures, cpu, ended, elapsed, rss)
 
 
 def _cpu(args: argparse.Namespace) -> dict[str, float]:
     out = {"client": time.process_time()}
     for label, pid in args.watch_pids.items():
         with contextlib.suppress(OSError):
-            out[label] = sum(process_cpu_seconds(pid))
+            out[label] = sum(cpu_seconds(label, pid))
     return out
 
 
@@ -170,9 +177,8 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
             file=out,
             flush=True,
         )
-        moves, updates, missed, errors, stream_errors, latencies, before, after, elapsed = _run(
-            args, server.target, recorded
-        )
+        run = _run(args, server.target, recorded)
+        moves, updates, missed, errors, stream_errors, latencies, before, after, elapsed, rss = run
     delivery = Figures.of(Sample(latencies={"delivery": latencies}), "delivery", args.duration)
     report: dict[str, Any] = {
         "game": game,
@@ -182,7 +188,8 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
         "moves_per_s": round(moves / args.duration, 1),
         "updates_per_s": round(updates / args.duration, 1),
         "missed_updates": missed,
-        "errors": errors,
+        "errors": sum(errors.values()),
+        "error_reasons": errors,
         "stream_errors": stream_errors,
         "delivery_ms": {
             name: num(getattr(delivery, f"{name}_ms")) for name in ("p50", "p90", "p99", "max")
@@ -193,6 +200,10 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
             if label in before
         },
     }
+    if None not in rss and len(rss) == 2:
+        # The server's resident memory before the streams and with all of them open.
+        report["server_rss_mb"] = [round(r / 2**20, 1) for r in rss]
+        report["server_bytes_per_stream"] = round((rss[1] - rss[0]) / args.watchers)
     server_cpu = after.get("server", 0.0) - before.get("server", 0.0)
     if moves and updates and "server" in before:  # known: started here, or --server-pid
         scale = args.duration / elapsed
@@ -215,7 +226,7 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
     delivery = report["delivery_ms"]
     print(
         f"moves {report['moves_per_s']:,}/s, stream updates {report['updates_per_s']:,}/s,"
-        f" missed {report['missed_updates']}, ApplyMove errors {report['errors']},"
+        f" missed {report['missed_updates']}, ApplyMove errors {report['error_reasons'] or 0},"
         f" streams failed {report['stream_errors'] or 0}",
         file=out,
     )
@@ -230,6 +241,13 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
         print(
             f"server CPU: {report['server_us_per_move']} us per move,"
             f" {report['server_us_per_update']} us per update delivered",
+            file=out,
+        )
+    if "server_bytes_per_stream" in report:
+        before, after = report["server_rss_mb"]
+        print(
+            f"server memory: {before} MB before the streams, {after} MB with them open:"
+            f" {report['server_bytes_per_stream']:,} bytes per stream",
             file=out,
         )
     if report["cpu_share"].get("client", 0) >= 0.9:
