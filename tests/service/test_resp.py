@@ -47,8 +47,9 @@ def test_commands_of_one_turn_go_out_in_one_write() -> None:
         after = counter.info("stats")["total_reads_processed"]
         counter.close()
         assert replies == [b"OK"] * 50
-        # The INFO of `before` is one read; a write of 50 small commands may arrive in two.
-        assert after - before <= 3
+        # The first command goes out at once (none was waiting), the other 49 in one write; the
+        # INFO of `after` is one more read; margin for a write that arrives in two reads.
+        assert after - before <= 5
         assert await client.execute("GET", "k49") == b"49"
         await client.aclose()
 
