@@ -83,6 +83,12 @@ class LoadedGame:
 
     def fill_view(self, view: GameView, seat: int | None) -> None:
         """Write `seat`'s view into `view` (a response's own field: no copy of a copy)."""
+        self.fill_shared(view)
+        self.fill_own(view, seat)
+
+    def fill_shared(self, view: GameView) -> None:
+        """What every seat's view of this version holds alike: all but the viewer's seat and
+        the game's own view (`fill_own`)."""
         engine, state = self.engine, self.state
         view.name = game_name(self.game_id)
         view.game_type = engine.game_id
@@ -95,7 +101,14 @@ class LoadedGame:
         view.move_count = self.stored.move_count
         view.player_ids.extend(player_ids(self.stored, state.seats))
         view.open_seats.extend(open_seats(self.stored))
-        view.status = self.status()
+        result = engine.result(state)
+        if result is not None:
+            view.status = GameStatus.GAME_STATUS_FINISHED
+            view.result.CopyFrom(result)
+        elif waiting:
+            view.status = GameStatus.GAME_STATUS_WAITING
+        else:
+            view.status = GameStatus.GAME_STATUS_ACTIVE
         if self.stored.rematch:
             view.rematch = game_name(self.stored.rematch)
         view.bot_levels.extend(self.stored.bot_levels)
@@ -105,12 +118,13 @@ class LoadedGame:
             for deadline_seat, deadline in enumerate(clock.deadline_ms):
                 if deadline:
                     view.deadlines.add(seat=deadline_seat).deadline.FromMilliseconds(deadline)
+
+    def fill_own(self, view: GameView, seat: int | None) -> None:
+        """The viewer's seat and the game's own view as `seat` may see it (redacted by the
+        engine)."""
         if seat is not None:
             view.viewer_seat = seat
-        result = engine.result(state)
-        if result is not None:
-            view.result.CopyFrom(result)
-        getattr(view, engine.game_id).CopyFrom(engine.view(state, seat))
+        getattr(view, self.engine.game_id).CopyFrom(self.engine.view(self.state, seat))
 
     def unwrap_move(self, move: Move) -> Any | None:
         """The game's own move, or None when `move` is not a move of this game."""
@@ -230,13 +244,20 @@ class Published:
     game: LoadedGame
     events: Sequence[AudiencedEvent]
     updates: dict[int | None, WatchGameResponse] = field(default_factory=dict)
+    # The part of the view every seat shares, built for the first seat asked for (a copy of it
+    # costs a fraction of building it again for each seat).
+    shared: GameView | None = None
 
     def update_for(self, seat: int | None) -> WatchGameResponse:
         update = self.updates.get(seat)
         if update is None:
-            update = self.updates[seat] = WatchGameResponse(
-                view=self.game.view(seat), events=events_from_notification(self.events, seat)
-            )
+            if self.shared is None:
+                self.shared = GameView()
+                self.game.fill_shared(self.shared)
+            update = WatchGameResponse(events=events_from_notification(self.events, seat))
+            update.view.CopyFrom(self.shared)
+            self.game.fill_own(update.view, seat)
+            self.updates[seat] = update
         return update
 
 
