@@ -14,7 +14,7 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError, Message
 
-from service import auth, errors, metrics
+from service import auth, errors, logs, metrics
 from service.store import StoreUnavailable
 
 log = structlog.get_logger("croupier.rpc")
@@ -47,23 +47,15 @@ class CallLog:
         metrics.record_call(
             self.rpc, self.game_type, self.outcome, latency, self.rule_id, self.reason
         )
-        fields = {
-            k: v
-            for k, v in {
-                "game": self.game,
-                "game_type": self.game_type,
-                "seat": self.seat,
-                "move": self.move,
-                "reason": self.reason,
-            }.items()
-            if v is not None
-        }
-        log.info(
-            "rpc",
-            rpc=self.rpc,
-            outcome=self.outcome,
-            latency_ms=round(latency * 1000, 3),
-            **fields,
+        logs.rpc_line(
+            self.rpc,
+            self.outcome,
+            round(latency * 1000, 3),
+            self.game,
+            self.game_type,
+            self.seat,
+            self.move,
+            self.reason,
         )
 
     def count(self, latency: float) -> None:

@@ -101,6 +101,12 @@ class LoadedGame:
 
     def fill_view(self, view: GameView, seat: int | None) -> None:
         """Write `seat`'s view into `view` (a response's own field: no copy of a copy)."""
+        self.fill_shared(view)
+        self.fill_own(view, seat)
+
+    def fill_shared(self, view: GameView) -> None:
+        """What every seat's view of this version holds alike: all but the viewer's seat and
+        the game's own view (`fill_own`)."""
         engine, state = self.engine, self.state
         view.name = game_name(self.game_id)
         view.game_type = engine.game_id
@@ -129,12 +135,16 @@ class LoadedGame:
             view.time_bank_ms.extend(clock.banks_ms)
             if forfeited:
                 view.forfeited_seat = clock.forfeited_seat
-        if seat is not None:
-            view.viewer_seat = seat
         result = self.result()
         if result is not None:
             view.result.CopyFrom(result)
-        getattr(view, engine.game_id).CopyFrom(engine.view(state, seat))
+
+    def fill_own(self, view: GameView, seat: int | None) -> None:
+        """The viewer's seat and the game's own view as `seat` may see it (redacted by the
+        engine)."""
+        if seat is not None:
+            view.viewer_seat = seat
+        getattr(view, self.engine.game_id).CopyFrom(self.engine.view(self.state, seat))
 
     def unwrap_move(self, move: Move) -> Any | None:
         """The game's own move, or None when `move` is not a move of this game."""
@@ -257,13 +267,20 @@ class Published:
     game: LoadedGame
     events: Sequence[AudiencedEvent]
     updates: dict[int | None, WatchGameResponse] = field(default_factory=dict)
+    # The part of the view every seat shares, built for the first seat asked for (a copy of it
+    # costs a fraction of building it again for each seat).
+    shared: GameView | None = None
 
     def update_for(self, seat: int | None) -> WatchGameResponse:
         update = self.updates.get(seat)
         if update is None:
-            update = self.updates[seat] = WatchGameResponse(
-                view=self.game.view(seat), events=events_from_notification(self.events, seat)
-            )
+            if self.shared is None:
+                self.shared = GameView()
+                self.game.fill_shared(self.shared)
+            update = WatchGameResponse(events=events_from_notification(self.events, seat))
+            update.view.CopyFrom(self.shared)
+            self.game.fill_own(update.view, seat)
+            self.updates[seat] = update
         return update
 
 

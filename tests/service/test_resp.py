@@ -34,6 +34,29 @@ def test_commands_pipelines_and_errors() -> None:
         asyncio.run(run(server.url))
 
 
+def test_commands_of_one_turn_go_out_in_one_write() -> None:
+    """Commands sent during one turn of the event loop (concurrent calls' writes) reach Redis
+    together: one read of its socket for all of them, not one each."""
+
+    async def run(url: str, port: int) -> None:
+        client = RespClient(url)
+        await client.ping()
+        counter = redis.Redis(port=port)
+        before = counter.info("stats")["total_reads_processed"]
+        replies = await asyncio.gather(*(client.execute("SET", f"k{n}", n) for n in range(50)))
+        after = counter.info("stats")["total_reads_processed"]
+        counter.close()
+        assert replies == [b"OK"] * 50
+        # The first command goes out at once (none was waiting), the other 49 in one write; the
+        # INFO of `after` is one more read; margin for a write that arrives in two reads.
+        assert after - before <= 5
+        assert await client.execute("GET", "k49") == b"49"
+        await client.aclose()
+
+    with EmbeddedRedis() as server:
+        asyncio.run(run(server.url, server.port))
+
+
 def test_a_caller_that_gives_up_leaves_the_connection_in_step() -> None:
     """A command whose caller stopped waiting (its deadline) has its reply read and dropped:
     the next command gets its own reply."""

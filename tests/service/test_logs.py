@@ -1,0 +1,62 @@
+"""The rpc line rendered by service/logs.py is the line structlog's processors render."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+from collections.abc import Iterator
+
+import pytest
+import structlog
+
+from service import logs
+
+STAMP = re.compile(r'"timestamp": "[^"]*"')
+
+CASES = [
+    ("Echo", "OK", 0.482, None, None, None, None, None),
+    ("ApplyMove", "OK", 0.712, "23a7ac4c097e1dbd633b3876", "one_card", 3, "play", None),
+    ("ApplyMove", "FAILED_PRECONDITION", 1.0, "g", "trinity", 0, "bid", "ILLEGAL_MOVE"),
+    ("GetGame", "NOT_FOUND", 12.5, 'a "quoted"\\ name\n', None, None, None, "GAME_NOT_FOUND"),
+    ("WatchGame", "CANCELLED", 3001.25, "caf\u00e9 \u2660", "vampire_queen", 11, None, None),
+]
+
+
+@pytest.fixture
+def stream(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", out)
+    # A fresh proxy: the module's caches the logger of its first use (and its stream).
+    monkeypatch.setattr(logs, "_rpc_log", structlog.get_logger("croupier.rpc"))
+    logs.configure("json", "info")
+    yield out
+    structlog.reset_defaults()
+    logs._rpc_write = None
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_rendered_like_structlog(stream: io.StringIO, case: tuple[object, ...]) -> None:
+    logs.rpc_line(*case)  # type: ignore[arg-type]
+    fast = stream.getvalue()
+    write, logs._rpc_write = logs._rpc_write, None
+    try:
+        logs.rpc_line(*case)  # type: ignore[arg-type]
+    finally:
+        logs._rpc_write = write
+    slow = stream.getvalue()[len(fast) :]
+    assert fast.endswith("\n") and fast.count("\n") == 1
+    assert STAMP.sub("", fast) == STAMP.sub("", slow)
+    assert json.loads(fast)["rpc"] == case[0]
+
+
+def test_not_rendered_above_info(stream: io.StringIO) -> None:
+    logs.configure("json", "warning")
+    logs.rpc_line(*CASES[1])
+    assert stream.getvalue() == ""
+
+
+def test_console_format_left_to_structlog(stream: io.StringIO) -> None:
+    logs.configure("console", "info")
+    assert logs._rpc_write is None
