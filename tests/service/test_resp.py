@@ -43,14 +43,16 @@ def test_commands_of_one_turn_go_out_in_one_write() -> None:
         await client.ping()
         counter = redis.Redis(port=port)
         before = counter.info("stats")["total_reads_processed"]
-        replies = await asyncio.gather(*(client.execute("SET", f"k{n}", n) for n in range(50)))
+        replies = await asyncio.gather(
+            *(client.execute_command("SET", f"k{n}", n) for n in range(50))
+        )
         after = counter.info("stats")["total_reads_processed"]
         counter.close()
         assert replies == [b"OK"] * 50
         # The first command goes out at once (none was waiting), the other 49 in one write; the
         # INFO of `after` is one more read; margin for a write that arrives in two reads.
         assert after - before <= 5
-        assert await client.execute("GET", "k49") == b"49"
+        assert await client.execute_command("GET", "k49") == b"49"
         await client.aclose()
 
     with EmbeddedRedis() as server:
