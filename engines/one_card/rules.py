@@ -159,13 +159,18 @@ class Table:
 
 
 def table_of(state: OneCardState, seat: int) -> Table:
-    top = state.discard_pile[-1]
     named = state.named_color
     return Table(
         state.hands[seat].cards[:],  # a slice is a plain list, and quicker to make than list()
-        _matching(top, colour_on(top, named), state.pending_attack > 0),
+        matching_of(state),
         named if state.quatran_pending else 0,
     )
+
+
+def matching_of(state: OneCardState) -> Matching:
+    """The matching rule on the current top card (OC-3.1, OC-3.4, OC-4)."""
+    top = state.discard_pile[-1]
+    return _matching(top, colour_on(top, state.named_color), state.pending_attack > 0)
 
 
 @cache
@@ -229,7 +234,11 @@ def discard_possible(t: Table) -> bool:
 
 
 def can_discard(state: OneCardState, seat: int) -> bool:
-    return discard_possible(table_of(state, seat))
+    """`discard_possible` for `seat`, asked after most moves (C-6): outside a Quatran it needs
+    only the matching rule and the hand, which it reads in place instead of taking a table."""
+    if state.quatran_pending:
+        return discard_possible(table_of(state, seat))
+    return not matching_of(state).playable.isdisjoint(state.hands[seat].cards)
 
 
 def _holds(hand: list[int], codes: tuple[int, ...]) -> bool:
