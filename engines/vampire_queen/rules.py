@@ -16,7 +16,7 @@ by how many cards a play must have, for speed; every rule is decided by the chec
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenState
 from engines.core.errors import MalformedMove, Violation
@@ -34,9 +34,9 @@ from engines.vampire_queen.cards import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Situation:
-    """What the seat to act faces in the current phase."""
+class Situation(NamedTuple):
+    """What the seat to act faces in the current phase. (A named tuple: immutable, and quicker
+    to make than a frozen dataclass; every move makes two.)"""
 
     leading: bool
     hunt: bool
@@ -54,8 +54,8 @@ def situation(state: VampireQueenState) -> Situation:
     plays = state.phase.plays
     count = 0
     to_beat = 0
-    for index in range(len(plays) - 1, -1, -1):
-        cards = plays[index].cards
+    for play in reversed(plays):
+        cards = play.cards
         if cards:
             # The most recent play is the one to beat (VQ-3.2); in a hunt nothing is beaten.
             count = len(cards)
@@ -66,9 +66,7 @@ def situation(state: VampireQueenState) -> Situation:
         if state.locks
         else _NOTHING_LOCKED
     )
-    return Situation(
-        leading=not plays, hunt=state.phase.hunt, count=count, to_beat=to_beat, locked=locked
-    )
+    return Situation(not plays, state.phase.hunt, count, to_beat, locked)
 
 
 def move_cards(move: VampireQueenMove) -> list[int] | None:
@@ -193,7 +191,9 @@ def legal_moves(state: VampireQueenState, seat: int) -> list[VampireQueenMove]:
     held = counts(state.hands[seat].cards)
     moves: list[VampireQueenMove] = []
     if pass_violation(sit) is None:
-        moves.append(VampireQueenMove(pass_turn=VampireQueenMove.Pass()))
+        move = VampireQueenMove()
+        move.pass_turn.SetInParent()  # quicker than nested constructors
+        moves.append(move)
     for cards in candidates(sit, held):
         if play_violation(sit, held, cards) is None:
             move = VampireQueenMove()
