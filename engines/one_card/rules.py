@@ -53,7 +53,7 @@ def parse_move(move: OneCardMove, seats: int) -> Act:
     """The act a move message asks for; MalformedMove when it cannot be a move of the game."""
     kind = move.WhichOneof("kind")
     if kind == "play":
-        return _parse_play(move.play.SerializeToString(deterministic=True))
+        return _parse_play(move.SerializeToString())
     if kind == "draw":
         return DRAW_ACT
     if kind == "call_one_card":
@@ -68,9 +68,10 @@ def parse_move(move: OneCardMove, seats: int) -> Act:
 
 @lru_cache(maxsize=4096)
 def _parse_play(data: bytes) -> Act:
-    """A discard's act, cached by the message's bytes (a listing's moves come back as they
-    were sent; bounded, since unknown fields could make endless distinct bytes)."""
-    play = OneCardMove.Play.FromString(data)
+    """A discard's act, cached by the move's bytes (a listing's moves come back as they were
+    sent; bounded, since unknown fields could make endless distinct bytes). The whole move is
+    the key: serializing it costs less than reaching its `play` first."""
+    play = OneCardMove.FromString(data).play
     if not 1 <= len(play.cards) <= 2:
         raise MalformedMove("play.cards", "a discard is one card, or two to answer a Quatran")
     codes = tuple(c.from_message(card, "play.cards") for card in play.cards)
