@@ -41,7 +41,7 @@ class Situation(NamedTuple):
     leading: bool
     hunt: bool
     # Cards per play and the rank to beat, in a normal phase after the lead (VQ-3.2).
-    count: int
+    per_play: int
     to_beat: int
     # Hunters the seat to act may not lead yet (VQ-5.7).
     locked: frozenset[int]
@@ -134,8 +134,8 @@ def play_violation(sit: Situation, held: Sequence[int], cards: Sequence[int]) ->
         return None
     if hunters:
         return Violation("VQ-3.3", "only the leader may play a Hunter")
-    if len(cards) != sit.count:
-        return Violation("VQ-3.2", f"play exactly {sit.count} card(s), as the leader did")
+    if len(cards) != sit.per_play:
+        return Violation("VQ-3.2", f"play exactly {sit.per_play} card(s), as the leader did")
     rank = play_rank(cards)
     if rank is None:
         return Violation("VQ-3.2", "a play is cards of one rank (Queens may join)")
@@ -164,7 +164,7 @@ def candidates(sit: Situation, held: Sequence[int]) -> Iterator[tuple[int, ...]]
             if held[card]:
                 yield (card,)
     else:
-        need = sit.count
+        need = sit.per_play
         for rank in range(sit.to_beat + 1, QUEEN):
             for same in range(max(1, need - queens), min(held[rank], need) + 1):
                 yield (rank,) * same + (QUEEN,) * (need - same)
