@@ -360,7 +360,8 @@ def legal_acts(state: OneCardState, seat: int) -> list[Act]:
 
 def legal_moves(state: OneCardState, seat: int) -> list[OneCardMove]:
     """Every move `seat` may make now, as messages."""
-    return [to_move(act) for act in legal_acts(state, seat)]
+    parse = OneCardMove.FromString  # `to_move`, inlined: a listing makes several
+    return [parse(_move_bytes(act)) for act in legal_acts(state, seat)]
 
 
 def active_seats(state: OneCardState) -> list[int]:
