@@ -152,7 +152,7 @@ class Table:
     """What the checks read from the state for one seat, taken once per check or listing: the
     rules below then read plain values, since each protobuf field read costs about as much as a
     function call and a listing checks several acts. (A slotted dataclass: quicker to make than
-    a NamedTuple, and it is made three or four times per move.)"""
+    a NamedTuple, and it is made about twice per move.)"""
 
     hand: list[int]
     matching: Matching  # the matching rule on the current top card (OC-3.1, OC-3.4, OC-4)
