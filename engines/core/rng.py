@@ -30,25 +30,38 @@ def seeded(seed: int) -> RngState:
     return RngState(seed=seed, draws=0)
 
 
+def _mix(seed: int, draws: int) -> int:
+    """The SplitMix64 output for the generator's `draws`-th value."""
+    z = (seed + draws * _GAMMA) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
 def next_u64(rng: RngState) -> int:
     """The next 64-bit value; advances the generator."""
     draws = rng.draws + 1
     rng.draws = draws
-    z = (rng.seed + draws * _GAMMA) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
+    return _mix(rng.seed, draws)
+
+
+def _below(seed: int, draws: int, n: int) -> tuple[int, int]:
+    """A uniform integer in [0, n) without modulo bias, drawn from position `draws`; returns it
+    and the new position (rejected values are drawn too)."""
+    limit = (1 << 64) - ((1 << 64) % n)
+    while True:
+        draws += 1
+        value = _mix(seed, draws)
+        if value < limit:
+            return value % n, draws
 
 
 def below(rng: RngState, n: int) -> int:
     """A uniform integer in [0, n), without modulo bias."""
     if n <= 0:
         raise ValueError("n must be positive")
-    limit = (1 << 64) - ((1 << 64) % n)
-    while True:
-        value = next_u64(rng)
-        if value < limit:
-            return value % n
+    value, rng.draws = _below(rng.seed, rng.draws, n)
+    return value
 
 
 def choice(rng: RngState, items: Sequence[T]) -> T:
@@ -56,7 +69,11 @@ def choice(rng: RngState, items: Sequence[T]) -> T:
 
 
 def shuffle(rng: RngState, items: MutableSequence[T]) -> None:
-    """Fisher-Yates, in place."""
+    """Fisher-Yates, in place. The generator's two fields are read once and its position
+    written once: reading a protobuf field costs more than a draw's arithmetic, and a shuffle
+    draws once per card."""
+    seed, draws = rng.seed, rng.draws
     for i in range(len(items) - 1, 0, -1):
-        j = below(rng, i + 1)
+        j, draws = _below(seed, draws, i + 1)
         items[i], items[j] = items[j], items[i]
+    rng.draws = draws

@@ -53,7 +53,7 @@ def parse_move(move: OneCardMove, seats: int) -> Act:
     """The act a move message asks for; MalformedMove when it cannot be a move of the game."""
     kind = move.WhichOneof("kind")
     if kind == "play":
-        return _parse_play(move.play.SerializeToString(deterministic=True))
+        return _parse_play(move.SerializeToString())
     if kind == "draw":
         return DRAW_ACT
     if kind == "call_one_card":
@@ -68,9 +68,10 @@ def parse_move(move: OneCardMove, seats: int) -> Act:
 
 @lru_cache(maxsize=4096)
 def _parse_play(data: bytes) -> Act:
-    """A discard's act, cached by the message's bytes (a listing's moves come back as they
-    were sent; bounded, since unknown fields could make endless distinct bytes)."""
-    play = OneCardMove.Play.FromString(data)
+    """A discard's act, cached by the move's bytes (a listing's moves come back as they were
+    sent; bounded, since unknown fields could make endless distinct bytes). The whole move is
+    the key: serializing it costs less than reaching its `play` first."""
+    play = OneCardMove.FromString(data).play
     if not 1 <= len(play.cards) <= 2:
         raise MalformedMove("play.cards", "a discard is one card, or two to answer a Quatran")
     codes = tuple(c.from_message(card, "play.cards") for card in play.cards)
@@ -151,7 +152,7 @@ class Table:
     """What the checks read from the state for one seat, taken once per check or listing: the
     rules below then read plain values, since each protobuf field read costs about as much as a
     function call and a listing checks several acts. (A slotted dataclass: quicker to make than
-    a NamedTuple, and it is made three or four times per move.)"""
+    a NamedTuple, and it is made about twice per move.)"""
 
     hand: list[int]
     matching: Matching  # the matching rule on the current top card (OC-3.1, OC-3.4, OC-4)
@@ -159,13 +160,18 @@ class Table:
 
 
 def table_of(state: OneCardState, seat: int) -> Table:
-    top = state.discard_pile[-1]
     named = state.named_color
     return Table(
         state.hands[seat].cards[:],  # a slice is a plain list, and quicker to make than list()
-        _matching(top, colour_on(top, named), state.pending_attack > 0),
+        matching_of(state),
         named if state.quatran_pending else 0,
     )
+
+
+def matching_of(state: OneCardState) -> Matching:
+    """The matching rule on the current top card (OC-3.1, OC-3.4, OC-4)."""
+    top = state.discard_pile[-1]
+    return _matching(top, colour_on(top, state.named_color), state.pending_attack > 0)
 
 
 @cache
@@ -229,7 +235,11 @@ def discard_possible(t: Table) -> bool:
 
 
 def can_discard(state: OneCardState, seat: int) -> bool:
-    return discard_possible(table_of(state, seat))
+    """`discard_possible` for `seat`, asked after most moves (C-6): outside a Quatran it needs
+    only the matching rule and the hand, which it reads in place instead of taking a table."""
+    if state.quatran_pending:
+        return discard_possible(table_of(state, seat))
+    return not matching_of(state).playable.isdisjoint(state.hands[seat].cards)
 
 
 def _holds(hand: list[int], codes: tuple[int, ...]) -> bool:
@@ -350,7 +360,8 @@ def legal_acts(state: OneCardState, seat: int) -> list[Act]:
 
 def legal_moves(state: OneCardState, seat: int) -> list[OneCardMove]:
     """Every move `seat` may make now, as messages."""
-    return [to_move(act) for act in legal_acts(state, seat)]
+    parse = OneCardMove.FromString  # `to_move`, inlined: a listing makes several
+    return [parse(_move_bytes(act)) for act in legal_acts(state, seat)]
 
 
 def active_seats(state: OneCardState) -> list[int]:

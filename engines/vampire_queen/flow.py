@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from croupier.v1.vampire_queen_pb2 import (
     VampireQueenEvent,
     VampireQueenHunterLock,
-    VampireQueenPhase,
     VampireQueenPlay,
     VampireQueenRoundPenalties,
     VampireQueenState,
@@ -62,15 +61,14 @@ def play(state: VampireQueenState, seat: int, cards: Sequence[int]) -> Events:
                 del state.locks[index]
     phase.plays.add(seat=seat, cards=typed(cards))
     rank = hunt_strength(cards[0]) if phase.hunt else (play_rank(cards) or 0)
-    events: Events = [
-        Emitted(
-            Event(
-                cards_played=Event.CardsPlayed(
-                    seat=seat, cards=typed(cards), rank=rank, hunt=phase.hunt, cards_left=len(kept)
-                )
-            )
-        )
-    ]
+    event = Event()
+    played = event.cards_played
+    played.seat = seat
+    played.cards.extend(typed(cards))
+    played.rank = rank
+    played.hunt = phase.hunt
+    played.cards_left = len(kept)
+    events: Events = [Emitted(event)]
     _advance(state, events)
     return events
 
@@ -78,7 +76,9 @@ def play(state: VampireQueenState, seat: int, cards: Sequence[int]) -> Events:
 def pass_turn(state: VampireQueenState, seat: int) -> Events:
     """Seat `seat` (the seat to act, already validated) passes (VQ-3.2)."""
     state.phase.plays.add(seat=seat)
-    events: Events = [Emitted(Event(passed=Event.Passed(seat=seat)))]
+    event = Event()
+    event.passed.seat = seat  # field by field: nested constructors build the inner one twice
+    events: Events = [Emitted(event)]
     _advance(state, events)
     return events
 
@@ -96,7 +96,11 @@ def _advance(state: VampireQueenState, events: Events) -> None:
         if phase.hunt and hand and all(is_hunter(card) for card in hand):
             # VQ-5.4: a hand that is only a Hunter cannot play in a hunt (C-6: not asked).
             phase.plays.add(seat=following, forced=True)
-            events.append(Emitted(Event(passed=Event.Passed(seat=following, forced=True))))
+            event = Event()
+            passed = event.passed
+            passed.seat = following
+            passed.forced = True
+            events.append(Emitted(event))
             continue
         return
 
@@ -156,17 +160,15 @@ def _take_hunt(state: VampireQueenState, plays: list[VampireQueenPlay], events: 
 
 
 def _start_phase(state: VampireQueenState, leader: int, events: Events) -> None:
-    state.phase.CopyFrom(VampireQueenPhase(leader=leader))
+    state.ClearField("phase")
+    state.phase.leader = leader  # (sets the phase, as a copy of a new one would)
     state.turn = leader
-    events.append(
-        Emitted(
-            Event(
-                phase_started=Event.PhaseStarted(
-                    round=state.round, phase=len(state.history) + 1, leader=leader
-                )
-            )
-        )
-    )
+    event = Event()
+    started = event.phase_started
+    started.round = state.round
+    started.phase = len(state.history) + 1
+    started.leader = leader
+    events.append(Emitted(event))
 
 
 def start_round(state: VampireQueenState, events: Events) -> None:

@@ -16,7 +16,7 @@ by how many cards a play must have, for speed; every rule is decided by the chec
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenState
 from engines.core.errors import MalformedMove, Violation
@@ -34,14 +34,14 @@ from engines.vampire_queen.cards import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Situation:
-    """What the seat to act faces in the current phase."""
+class Situation(NamedTuple):
+    """What the seat to act faces in the current phase. (A named tuple: immutable, and quicker
+    to make than a frozen dataclass; every move makes two.)"""
 
     leading: bool
     hunt: bool
     # Cards per play and the rank to beat, in a normal phase after the lead (VQ-3.2).
-    count: int
+    per_play: int
     to_beat: int
     # Hunters the seat to act may not lead yet (VQ-5.7).
     locked: frozenset[int]
@@ -51,24 +51,25 @@ _NOTHING_LOCKED: frozenset[int] = frozenset()
 
 
 def situation(state: VampireQueenState) -> Situation:
-    plays = state.phase.plays
+    phase = state.phase  # each field read once: a protobuf read costs about a function call
+    plays = phase.plays
     count = 0
     to_beat = 0
-    for index in range(len(plays) - 1, -1, -1):
-        cards = plays[index].cards
+    for play in reversed(plays):
+        cards = play.cards
         if cards:
             # The most recent play is the one to beat (VQ-3.2); in a hunt nothing is beaten.
             count = len(cards)
             to_beat = play_rank(cards) or 0
             break
-    locked = (
-        frozenset(lock.hunter for lock in state.locks if lock.seat == state.turn)
-        if state.locks
-        else _NOTHING_LOCKED
-    )
-    return Situation(
-        leading=not plays, hunt=state.phase.hunt, count=count, to_beat=to_beat, locked=locked
-    )
+    locks = state.locks
+    locked: frozenset[int]
+    if locks:
+        turn = state.turn
+        locked = frozenset(lock.hunter for lock in locks if lock.seat == turn)
+    else:
+        locked = _NOTHING_LOCKED
+    return Situation(not plays, phase.hunt, count, to_beat, locked)
 
 
 def move_cards(move: VampireQueenMove) -> list[int] | None:
@@ -136,8 +137,8 @@ def play_violation(sit: Situation, held: Sequence[int], cards: Sequence[int]) ->
         return None
     if hunters:
         return Violation("VQ-3.3", "only the leader may play a Hunter")
-    if len(cards) != sit.count:
-        return Violation("VQ-3.2", f"play exactly {sit.count} card(s), as the leader did")
+    if len(cards) != sit.per_play:
+        return Violation("VQ-3.2", f"play exactly {sit.per_play} card(s), as the leader did")
     rank = play_rank(cards)
     if rank is None:
         return Violation("VQ-3.2", "a play is cards of one rank (Queens may join)")
@@ -166,7 +167,7 @@ def candidates(sit: Situation, held: Sequence[int]) -> Iterator[tuple[int, ...]]
             if held[card]:
                 yield (card,)
     else:
-        need = sit.count
+        need = sit.per_play
         for rank in range(sit.to_beat + 1, QUEEN):
             for same in range(max(1, need - queens), min(held[rank], need) + 1):
                 yield (rank,) * same + (QUEEN,) * (need - same)
@@ -193,7 +194,9 @@ def legal_moves(state: VampireQueenState, seat: int) -> list[VampireQueenMove]:
     held = counts(state.hands[seat].cards)
     moves: list[VampireQueenMove] = []
     if pass_violation(sit) is None:
-        moves.append(VampireQueenMove(pass_turn=VampireQueenMove.Pass()))
+        move = VampireQueenMove()
+        move.pass_turn.SetInParent()  # quicker than nested constructors
+        moves.append(move)
     for cards in candidates(sit, held):
         if play_violation(sit, held, cards) is None:
             move = VampireQueenMove()

@@ -46,7 +46,7 @@ def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:
         view.phase.CopyFrom(state.phase)
         sit = situation(state)
         if not sit.leading and not sit.hunt:
-            view.count_to_play = sit.count
+            view.count_to_play = sit.per_play
             view.rank_to_beat = sit.to_beat
     return view
 
