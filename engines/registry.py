@@ -1,5 +1,5 @@
-"""Every game the service referees, by game id. The service reaches engines only through
-`GAMES`; a game's id names its package (`engines/<game_id>`, exporting `ENGINE`) and the members
+"""Every game the service referees, by game type. The service reaches engines only through
+`GAMES`; a game's type names its package (`engines/<game_type>`, exporting `ENGINE`) and the members
 of the protos' oneofs, so adding a game is one id here (docs/api.md, "Adding a game")."""
 
 from __future__ import annotations
@@ -12,21 +12,21 @@ from engines.core.engine import Engine
 AnyEngine = Engine[Any, Any, Any, Any, Any]
 
 # In the order of the games index (docs/games/README.md) and the protos' oneofs.
-GAME_IDS = ("whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity")
+GAME_TYPES = ("whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity")
 
 GAMES: dict[str, AnyEngine] = {}
 
 
 def register(engine: AnyEngine) -> None:
-    GAMES[engine.game_id] = engine
+    GAMES[engine.game_type] = engine
 
 
 def _load() -> None:
     # Imported here so that a game's package may import engines.core without a cycle.
-    for game_id in GAME_IDS:
-        engine: AnyEngine = importlib.import_module(f"engines.{game_id}").ENGINE
-        if engine.game_id != game_id:  # the service finds the messages by this id
-            raise ImportError(f"engines.{game_id}.ENGINE is the engine of {engine.game_id}")
+    for game_type in GAME_TYPES:
+        engine: AnyEngine = importlib.import_module(f"engines.{game_type}").ENGINE
+        if engine.game_type != game_type:  # the service finds the messages by it
+            raise ImportError(f"engines.{game_type}.ENGINE is the engine of {engine.game_type}")
         register(engine)
 
 

@@ -77,6 +77,6 @@ def next_bot_move(game: LoadedGame) -> BotMove | None:
         seed = engine.setup_of(state).seed
         rng = decision_rng(seed, game.stored.move_count, seat)
         # The bot is given the seat's view and legal moves, never the state.
-        move = bot_for(engine.game_id, level).choose(seat, engine.view(state, seat), legal, rng)
+        move = bot_for(engine.game_type, level).choose(seat, engine.view(state, seat), legal, rng)
         return BotMove(seat, level, move)
     return None

@@ -1,7 +1,7 @@
 """Between the wire and the engines: packs a game's own messages into the generic ones
 (`Move`, `Event`, `GameView`, `StoredGame`) and builds each caller's redacted view.
 
-The oneof members of the generic messages are named by game id, so this module needs no
+The oneof members of the generic messages are named by game type, so this module needs no
 knowledge of any particular game.
 """
 
@@ -109,7 +109,7 @@ class LoadedGame:
         the game's own view (`fill_own`)."""
         engine, state = self.engine, self.state
         view.name = game_name(self.game_id)
-        view.game_type = engine.game_id
+        view.game_type = engine.game_type
         view.etag = self.etag
         view.seats = state.seats
         view.display_names.extend(self.stored.display_names)
@@ -144,17 +144,17 @@ class LoadedGame:
         engine)."""
         if seat is not None:
             view.viewer_seat = seat
-        getattr(view, self.engine.game_id).CopyFrom(self.engine.view(self.state, seat))
+        getattr(view, self.engine.game_type).CopyFrom(self.engine.view(self.state, seat))
 
     def unwrap_move(self, move: Move) -> Any | None:
         """The game's own move, or None when `move` is not a move of this game."""
-        if move.WhichOneof("game") != self.engine.game_id:
+        if move.WhichOneof("game") != self.engine.game_type:
             return None
-        return getattr(move, self.engine.game_id)
+        return getattr(move, self.engine.game_type)
 
     def wrap_move(self, move: Any) -> Move:
         wrapped = Move()
-        getattr(wrapped, self.engine.game_id).CopyFrom(move)
+        getattr(wrapped, self.engine.game_type).CopyFrom(move)
         return wrapped
 
     def add_events(
@@ -165,23 +165,23 @@ class LoadedGame:
     ) -> None:
         """Append the events of a move as `seat` may see them to `events` (a response's own
         field: each event is copied once, in place)."""
-        game_id = self.engine.game_id
+        game_type = self.engine.game_type
         for item in emitted:
             event = item.for_seat(seat)
             if event is not None:
-                getattr(events.add(), game_id).CopyFrom(event)
+                getattr(events.add(), game_type).CopyFrom(event)
 
     def notification(self, emitted: Sequence[Emitted[Any]]) -> MoveNotification:
         """The notification of the move that emitted `emitted`, without the game (see
         `notification_head`): every event with its audience."""
-        game_id = self.engine.game_id
+        game_type = self.engine.game_type
         note = MoveNotification(version=self.version)
         for item in emitted:
             entry = note.events.add()
             if item.public is not None:
-                getattr(entry.public, game_id).CopyFrom(item.public)
+                getattr(entry.public, game_type).CopyFrom(item.public)
             for seat, event in sorted(item.private.items()):
-                getattr(entry.private.add(seat=seat).event, game_id).CopyFrom(event)
+                getattr(entry.private.add(seat=seat).event, game_type).CopyFrom(event)
         return note
 
 
@@ -211,7 +211,7 @@ def replayed_updates(
     base = current.stored
     for index, entry in enumerate(log):
         logged = LoggedMove.FromString(entry)
-        emitted = engine.apply(state, logged.seat, getattr(logged.move, engine.game_id))
+        emitted = engine.apply(state, logged.seat, getattr(logged.move, engine.game_type))
         # Entries carry the version after their move (joins and other writes that are not
         # moves take versions too); older entries have none: then every version was a move.
         version = logged.version or index + 2

@@ -147,7 +147,7 @@ def summary(game: LoadedGame) -> pb.GameSummary:
     stored, state = game.stored, game.state
     found = pb.GameSummary(
         name=game_name(game.game_id),
-        game_type=game.engine.game_id,
+        game_type=game.engine.game_type,
         status=game.status(),
         seats=state.seats,
         player_ids=player_ids(stored, state.seats),
@@ -170,7 +170,7 @@ def matches(game: LoadedGame, listing: Filter, lobby: bool) -> bool:
         return False
     if listing.status is not None and status != listing.status:
         return False
-    if listing.game_type is not None and game.engine.game_id != listing.game_type:
+    if listing.game_type is not None and game.engine.game_type != listing.game_type:
         return False
     return listing.player_id is None or listing.player_id in game.stored.player_ids
 

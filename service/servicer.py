@@ -182,7 +182,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     @staticmethod
     def _decode(game_id: str, snapshot: Snapshot, call: CallLog) -> LoadedGame:
         game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
-        call.game_type = game.engine.game_id
+        call.game_type = game.engine.game_type
         return game
 
     async def _load(self, game_id: str, call: CallLog) -> LoadedGame:
@@ -331,7 +331,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             pb.FeedEvent.Kind.KIND_GAME_CREATED,
             game_id,
             1,
-            game.engine.game_id,
+            game.engine.game_type,
             player_ids(stored, game.state.seats),
         )
 
@@ -595,7 +595,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             raise errors.invalid_argument(
                 errors.Reason.MOVE_GAME_MISMATCH,
                 "move",
-                f"this game is {game.engine.game_id!r}: set move.{game.engine.game_id}",
+                f"this game is {game.engine.game_type!r}: set move.{game.engine.game_type}",
             )
         call.move = game.engine.move_kind(move) or None
         try:
@@ -604,7 +604,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             raise errors.illegal_move(exc.rule_id, exc.message) from exc
         except MalformedMove as exc:
             raise errors.invalid_argument(
-                errors.Reason.MALFORMED_MOVE, f"move.{game.engine.game_id}.{exc.field}", exc.message
+                errors.Reason.MALFORMED_MOVE,
+                f"move.{game.engine.game_type}.{exc.field}",
+                exc.message,
             ) from exc
         return self._move_commit(game, seat, request.move, emitted, request_id, digest, deadline_ms)
 
@@ -753,7 +755,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     pb.FeedEvent.Kind.KIND_SEAT_JOINED,
                     game_id,
                     game.version,
-                    game.engine.game_id,
+                    game.engine.game_type,
                     players,
                     seat=seat,
                 )
@@ -962,7 +964,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             rng = decision_rng(game.engine.setup_of(game.state).seed, game.stored.move_count, seat)
             # A human seat's move is the strong bot's; a bot seat (its replica gone) plays its own.
             level = bots.level_of(game, seat) or "strong"
-            move = bot_for(game.engine.game_id, level).choose(seat, view, legal, rng)
+            move = bot_for(game.engine.game_type, level).choose(seat, view, legal, rng)
             emitted = game.engine.apply(game.state, seat, move)
             game.stored.clock.timeouts += 1
             # Only a human seat's timeouts count towards its being away.
@@ -1106,7 +1108,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         record.setup.seed = setup.seed
         record.setup.display_names.extend(stored.display_names)
         record.setup.player_ids.extend(player_ids(stored, setup.seats))
-        getattr(record.setup, game.engine.game_id).CopyFrom(setup.options)
+        getattr(record.setup, game.engine.game_type).CopyFrom(setup.options)
         for entry in entries:
             logged = LoggedMove.FromString(entry)
             record.moves.add(seat=logged.seat, move=logged.move)

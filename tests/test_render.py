@@ -1,4 +1,4 @@
-"""The transcript renderers are found by game id (croupier.render): each registered game has its
+"""The transcript renderers are found by game type (croupier.render): each registered game has its
 own module, and a game without one is still shown, by the generic renderer."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import croupier.render
-from croupier.messages import GAME_IDS
+from croupier.messages import GAME_TYPES
 from croupier.render import describe_move, generic, renderer
 from croupier.v1.game_service_pb2 import GameView, Move
 from croupier.v1.vampire_queen_pb2 import VampireQueenEvent, VampireQueenMove, VampireQueenView
@@ -18,7 +18,7 @@ RENDER = Path(croupier.render.__file__).parent
 
 
 def test_the_client_knows_the_registered_games_from_the_protos() -> None:
-    assert sorted(GAME_IDS) == sorted(GAMES)
+    assert sorted(GAME_TYPES) == sorted(GAMES)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))

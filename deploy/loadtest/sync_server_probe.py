@@ -180,7 +180,7 @@ class SyncProbe:
                 raise errors.game_not_found(game_name(game_id))
             version, data, kept = snapshot
             game = LoadedGame.decode(game_id, version, data)
-            call.game_type = game.engine.game_id
+            call.game_type = game.engine.game_type
             seat = GameService._seat(game, call, required=True)
             assert seat is not None
             digest = _digest(

@@ -68,7 +68,7 @@ class Setup(Generic[OptionsT]):
 class Engine(ABC, Generic[OptionsT, StateT, ViewT, MoveT, EventT]):
     """One game's rules. Subclasses set the class attributes and implement the methods."""
 
-    game_id: ClassVar[str]
+    game_type: ClassVar[str]
     title: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]

@@ -17,7 +17,7 @@ from engines.one_card import flow, rules, setup, views
 
 
 class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMove, OneCardEvent]):
-    game_id = "one_card"
+    game_type = "one_card"
     title = "Tobot One Card"
     min_seats = 2
     max_seats = 10

@@ -19,7 +19,7 @@ from engines.pig_mau_mau import flow, rules, setup, views
 class PigMauMauEngine(
     Engine[PigMauMauOptions, PigMauMauState, PigMauMauView, PigMauMauMove, PigMauMauEvent]
 ):
-    game_id = "pig_mau_mau"
+    game_type = "pig_mau_mau"
     title = "Pig Mau Mau"
     min_seats = 2
     max_seats = 5

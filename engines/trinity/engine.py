@@ -18,7 +18,7 @@ from engines.trinity.views import build_result, build_view
 
 
 class TrinityEngine(Engine[TrinityOptions, TrinityState, TrinityView, TrinityMove, TrinityEvent]):
-    game_id = "trinity"
+    game_type = "trinity"
     title = "Trinity"
     min_seats = 3
     max_seats = 3

@@ -29,7 +29,7 @@ class VampireQueenEngine(
         VampireQueenEvent,
     ]
 ):
-    game_id = "vampire_queen"
+    game_type = "vampire_queen"
     title = "Vampire Queen"
     min_seats = 3
     max_seats = 12

@@ -1,4 +1,4 @@
-"""What's Your Name? (이름이 뭐에요?), game id `whats_your_name`, 2-6 players.
+"""What's Your Name? (이름이 뭐에요?), game type `whats_your_name`, 2-6 players.
 
 Rules: docs/games/whats_your_name.md (rule ids WN-x.y). In short:
 - Setup (WN-2): each player shuffles a colour set of 13 cards (ranks 1..13) into a pile and

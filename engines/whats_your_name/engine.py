@@ -31,7 +31,7 @@ class WhatsYourNameEngine(
         WhatsYourNameEvent,
     ]
 ):
-    game_id = "whats_your_name"
+    game_type = "whats_your_name"
     title = "What's Your Name?"
     min_seats = 2
     max_seats = 6

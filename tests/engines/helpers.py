@@ -3,7 +3,7 @@ and the check that a refused move is refused for the right rule and changes noth
 
 Each game's own helpers (positions, short card names, move builders) import these and bind
 their engine; nothing here knows a particular game. What the generic tests need of a game lives
-in its own test package, tests/engines/<game_id>/generic.py, found by `generic_of`.
+in its own test package, tests/engines/<game_type>/generic.py, found by `generic_of`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ Events = Sequence[Emitted[Any]]
 
 
 def generic_of(game_id: str) -> ModuleType:
-    """What the generic tests need of a game, from tests/engines/<game_id>/generic.py: `OPTIONS`
+    """What the generic tests need of a game, from tests/engines/<game_type>/generic.py: `OPTIONS`
     (option sets reaching every kind of move), `SWEEP` (the move-space sweep's size), `moves` (its
     move space), optionally `canonical`, and `scrambled` (the state with what a seat may not see
     changed). A game without the module fails the generic tests (ModuleNotFoundError)."""
@@ -49,7 +49,7 @@ class IndexRow:
 
 
 def games_index() -> dict[str, IndexRow]:
-    """The games index by game id: the one place besides the registry and the protos that a new
+    """The games index by game type: the one place besides the registry and the protos that a new
     game is added to; the tests read the games and their rule-id prefixes from it."""
     rows = re.findall(
         r"^\| `(\w+)` \| (.+?) \| (.+?) \| \[.+?\]\((.+?)\) \| ([A-Z]+)-x\.y \|$",
@@ -107,10 +107,10 @@ def refused(
 
 def seat_view(engine: AnyEngine, state: Any, seat: int, names: Sequence[str]) -> GameView:
     """The service's GameView of `state` for `seat`, as the renderers receive it: the game's
-    own view under the member named by its game id, the table's first names."""
+    own view under the member named by its game type, the table's first names."""
     seats: int = state.seats
     view = GameView(
-        game_type=engine.game_id, seats=seats, display_names=names[:seats], viewer_seat=seat
+        game_type=engine.game_type, seats=seats, display_names=names[:seats], viewer_seat=seat
     )
-    getattr(view, engine.game_id).CopyFrom(engine.view(state, seat))
+    getattr(view, engine.game_type).CopyFrom(engine.view(state, seat))
     return view

@@ -1,5 +1,5 @@
 """Every move message a seat could send, per game: the move space the listing is checked against.
-Each game's lives in its own test package, tests/engines/<game_id>/generic.py (see
+Each game's lives in its own test package, tests/engines/<game_type>/generic.py (see
 tests/engines/helpers.py: generic_of): the generator `moves(state, seat, full)`, the option sets
 that reach every kind of move (`OPTIONS`), the quick sweep's size (`SWEEP`) and, where the proto
 makes two messages the same move, `canonical(move)`; so a new game brings its own.
@@ -35,7 +35,7 @@ from tests.engines.helpers import generic_of
 
 @dataclass(frozen=True)
 class Sweep:
-    games: int  # games walked per game id
+    games: int  # games walked per game type
     positions: int  # positions checked per game walked (at most)
     full: bool  # the whole move space where the default narrows it (see above)
 

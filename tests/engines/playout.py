@@ -30,7 +30,7 @@ def play_randomly(
     assert encode(state) == encode(again), "new_game is not deterministic"
     log: list[tuple[int, Any]] = []
     while engine.result(state) is None:
-        assert len(log) < MAX_MOVES, f"{engine.game_id} did not end after {MAX_MOVES} moves"
+        assert len(log) < MAX_MOVES, f"{engine.game_type} did not end after {MAX_MOVES} moves"
         active = engine.active_seats(state)
         assert active, "a game that is not over must have a seat that may act"
         if check_every_step:

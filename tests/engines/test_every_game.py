@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from croupier.v1.game_service_pb2 import CreateGameRequest, Event, GameView, Move
 from croupier.v1.storage_pb2 import StoredGame
-from engines.registry import GAME_IDS, GAMES
+from engines.registry import GAME_TYPES, GAMES
 from tests.engines.helpers import encode, games_index, generic_of
 from tests.engines.playout import play_randomly
 
@@ -49,7 +49,7 @@ def test_the_protos_hold_every_registered_game(message: Any, oneof: str, role: s
     registry's order, of the engine's own message type: the service and the clients find a
     game's messages by its id alone."""
     members = message.DESCRIPTOR.oneofs_by_name[oneof].fields
-    assert [f.name for f in members] == list(GAME_IDS)
+    assert [f.name for f in members] == list(GAME_TYPES)
     for member in members:
         own = getattr(GAMES[member.name], role).DESCRIPTOR
         assert member.message_type.full_name == own.full_name, (member.name, role)

@@ -1,6 +1,6 @@
 """The listing is the check, for every game: at random positions, for every seat, `apply` accepts
 exactly the moves `legal_moves` lists, out of every move message the seat could send (each
-game's tests/engines/<game_id>/generic.py; see tests/engines/move_space.py), and a refused
+game's tests/engines/<game_type>/generic.py; see tests/engines/move_space.py), and a refused
 move leaves the state's bytes unchanged.
 
 Positions come from random legal play over several seat counts, option sets and seeds. The
@@ -54,7 +54,7 @@ def positions(engine: AnyEngine, sweep: Sweep, salt: int) -> Iterator[tuple[str,
     WALK_LIMIT), then positions that list the move shapes not yet covered (so that rare moves, a
     catch, a call, a joker's gift, are checked where they are legal), then positions at random,
     `sweep.positions` in all."""
-    options = generic_of(engine.game_id).OPTIONS
+    options = generic_of(engine.game_type).OPTIONS
     seat_counts = range(engine.min_seats, engine.max_seats + 1)
     covered: set[tuple[Any, ...]] = set()
     for game in range(sweep.games):
@@ -98,7 +98,7 @@ def check_position(engine: AnyEngine, state: Any, seat: int, full: bool) -> tupl
     """Apply every move of the seat's move space to a copy of `state`; assert that exactly the
     listed ones are accepted and that each refusal changed nothing. Returns (moves tried,
     moves accepted)."""
-    game_id = engine.game_id
+    game_id = engine.game_type
     listed = {encode(canonical(game_id, move)) for move in engine.legal_moves(state, seat)}
     before = encode(state)
     work = engine.state_type()

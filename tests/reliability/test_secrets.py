@@ -186,7 +186,7 @@ def expected_refusal(engine: Any, state: Any, seat: int, move: Any) -> status_pb
         error = errors.illegal_move(exc.rule_id, exc.message)
     except MalformedMove as exc:
         error = errors.invalid_argument(
-            errors.Reason.MALFORMED_MOVE, f"move.{engine.game_id}.{exc.field}", exc.message
+            errors.Reason.MALFORMED_MOVE, f"move.{engine.game_type}.{exc.field}", exc.message
         )
     else:
         return None

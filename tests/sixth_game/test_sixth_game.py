@@ -59,7 +59,7 @@ def apply_recipe(repo: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
     registry = repo / "engines" / "registry.py"
-    text, count = re.subn(r"(GAME_IDS = \(.*?)\)", rf'\1, "{GAME}")', registry.read_text())
+    text, count = re.subn(r"(GAME_TYPES = \(.*?)\)", rf'\1, "{GAME}")', registry.read_text())
     assert count == 1
     registry.write_text(text)
     service = repo / "protos" / "croupier" / "v1" / "game_service.proto"

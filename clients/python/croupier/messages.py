@@ -1,5 +1,5 @@
 """Wrapping a game's own messages into the generic ones, by the oneof member named after the
-game id (so this works for every game without naming any)."""
+game type (so this works for every game without naming any)."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ def _members(message_type: type[Message], oneof: str) -> dict[str, str]:
 
 
 _OPTIONS = _members(CreateGameRequest, "options")
-# Every game id the API knows, in the order of `CreateGameRequest.options`: read from the
+# Every game type the API knows, in the order of `CreateGameRequest.options`: read from the
 # generated descriptors, so a new game needs no edit here (nor in croupier-play or the bench).
-GAME_IDS: list[str] = [
+GAME_TYPES: list[str] = [
     f.name for f in CreateGameRequest.DESCRIPTOR.oneofs_by_name["options"].fields
 ]
 _MOVES = _members(Move, "game")
 
 
 def game_of_options(options: Message) -> str:
-    """The game id whose options these are."""
+    """The game type whose options these are."""
     try:
         return _OPTIONS[options.DESCRIPTOR.full_name]
     except KeyError:

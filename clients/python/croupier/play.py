@@ -36,7 +36,7 @@ from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.human import play_human
 from croupier.local import LocalServer, ServerNotInstalled, server_installed
-from croupier.messages import GAME_IDS
+from croupier.messages import GAME_TYPES
 from croupier.records import save_record
 from croupier.render import describe_event, describe_table
 from croupier.v1 import game_service_pb2 as pb
@@ -241,7 +241,7 @@ def print_result(view: pb.GameView, names: Sequence[str], out: TextIO) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="croupier-play", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=GAME_IDS)
+    parser.add_argument("--game", choices=GAME_TYPES)
     parser.add_argument(
         "--replay", metavar="FILE", help="replay a saved game record offline and check its result"
     )

@@ -33,17 +33,17 @@ export type MoveInit = Move | MessageInitShape<typeof MoveSchema>;
 
 /** Every game id the protos define, read from the CreateGameRequest oneof (snake_case, as the
  * server's `GameView.gameType`). */
-export function gameIds(): string[] {
+export function gameTypes(): string[] {
   return CreateGameRequestSchema.fields.filter((f) => f.oneof?.name === "options").map((f) => f.name);
 }
 
 /** The options of a game by its id (`"vampire_queen"`), defaults unless `init` sets fields. */
-export function gameOptions(gameId: string, init: Record<string, unknown> = {}): GameOptions {
+export function gameOptions(gameType: string, init: Record<string, unknown> = {}): GameOptions {
   const field = CreateGameRequestSchema.fields.find(
-    (f) => f.oneof?.name === "options" && f.name === gameId,
+    (f) => f.oneof?.name === "options" && f.name === gameType,
   );
   if (field === undefined || field.message === undefined) {
-    throw new Error(`unknown game id ${JSON.stringify(gameId)}: one of ${gameIds().join(", ")}`);
+    throw new Error(`unknown game type ${JSON.stringify(gameType)}: one of ${gameTypes().join(", ")}`);
   }
   return { case: field.localName, value: create(field.message, init) } as GameOptions;
 }

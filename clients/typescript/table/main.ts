@@ -59,7 +59,7 @@ window.addEventListener("unhandledrejection", (e) => fatal(explain(e.reason)));
 let lobbyGame = "vampire_queen";
 let lobbyLinks: HTMLElement | null = null;
 
-function optionInput(spec: (typeof GAMES)[number]["options"][number], gameId: string): HTMLElement {
+function optionInput(spec: (typeof GAMES)[number]["options"][number], gameType: string): HTMLElement {
   const id = `opt-${spec.key.replace(".", "-")}`;
   const label = tr(spec.en, spec.ko);
   if (spec.kind === "bool") return h("label", { class: "check" }, h("input", { type: "checkbox", id, "data-key": id }), " ", label);
@@ -69,13 +69,13 @@ function optionInput(spec: (typeof GAMES)[number]["options"][number], gameId: st
       h("option", { value: "3,1,2" }, "K, J, Q"), h("option", { value: "2,3,1" }, "Q, K, J")));
   }
   const attrs = { id, "data-key": id, inputmode: "numeric", min: spec.min, max: spec.max };
-  if (spec.kind === "seatlist") return h("label", {}, label, " ", h("input", { type: "text", ...attrs, pattern: "[0-9, ]*", "data-game": gameId }));
+  if (spec.kind === "seatlist") return h("label", {}, label, " ", h("input", { type: "text", ...attrs, pattern: "[0-9, ]*", "data-game": gameType }));
   return h("label", {}, label, " ", h("input", { type: "number", ...attrs, placeholder: spec.kind === "optint" ? "—" : "0" }));
 }
 
-function readOptions(gameId: string): Record<string, unknown> {
+function readOptions(gameType: string): Record<string, unknown> {
   const init: Record<string, unknown> = {};
-  for (const spec of gameInfo(gameId).options) {
+  for (const spec of gameInfo(gameType).options) {
     const input = document.getElementById(`opt-${spec.key.replace(".", "-")}`) as HTMLInputElement | HTMLSelectElement | null;
     if (input === null) continue;
     let value: unknown;

@@ -41,7 +41,7 @@ from croupier.bench.engines import run_engine_bench
 from croupier.bench.long_game import run_long_game_bench
 from croupier.bench.service import run_service_bench
 from croupier.bench.watch import run_watch_bench
-from croupier.messages import GAME_IDS
+from croupier.messages import GAME_TYPES
 
 
 def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -74,7 +74,10 @@ def _parser() -> argparse.ArgumentParser:
         "--processes", type=_positive(int), help="worker processes (--bots; default: 2 cores)"
     )
     parser.add_argument(
-        "--game", action="append", choices=GAME_IDS, help="a game to play (repeatable; default all)"
+        "--game",
+        action="append",
+        choices=GAME_TYPES,
+        help="a game to play (repeatable; default all)",
     )
     parser.add_argument(
         "--duration", type=_positive(float), default=10.0, help="measured seconds per phase"

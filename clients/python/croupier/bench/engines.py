@@ -63,13 +63,13 @@ def bench_engine(
     for _ in range(playouts):
         state, _ = engine.new_game(options, seats, chooser.getrandbits(63))
         stored = StoredGame(
-            game_type=engine.game_id,
+            game_type=engine.game_type,
             display_names=[""] * seats,
             credential_hashes=[b"h" * 32] * seats,
         )
-        member = getattr(stored, engine.game_id)
+        member = getattr(stored, engine.game_type)
         logged = LoggedMove()
-        wrapped = getattr(logged.move, engine.game_id)
+        wrapped = getattr(logged.move, engine.game_type)
         log_bytes = 0
         while True:
             member.CopyFrom(state)
@@ -140,8 +140,8 @@ def compare_with_uno(
         "steps_per_s": round(uno_rate, 1),
         "steps": steps,
         "games": games,
-        f"{engine.game_id}_moves_per_s": round(own_rate, 1),
-        f"{engine.game_id}_over_uno": round(own_rate / uno_rate, 3),
+        f"{engine.game_type}_moves_per_s": round(own_rate, 1),
+        f"{engine.game_type}_over_uno": round(own_rate / uno_rate, 3),
     }
 
 

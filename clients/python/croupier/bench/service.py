@@ -19,7 +19,7 @@ from croupier.bench.report import service_report
 from croupier.bench.server import Server, seats_of, server_for
 from croupier.bench.spec import ClientSpec, Phase
 from croupier.bench.stats import Sample
-from croupier.messages import GAME_IDS
+from croupier.messages import GAME_TYPES
 
 GAP_S = 0.3  # between phases: the last calls of one drain before the next starts
 
@@ -63,7 +63,7 @@ def _spec(args: argparse.Namespace, server: Server, seats: dict[str, int], **kw:
 
 
 def run_service_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
-    games: list[str] = args.game or GAME_IDS
+    games: list[str] = args.game or GAME_TYPES
     seats = seats_of(games, args.seats)
     if args.client_cpus:
         pin(os.getpid(), args.client_cpus)

@@ -1,4 +1,4 @@
-"""Readable transcripts: one module per game, named by its game id, with `describe_event` and
+"""Readable transcripts: one module per game, named by its game type, with `describe_event` and
 `describe_table`; for the terminal table (`croupier-play --human`) also `describe_move` (one line
 per legal move) and `describe_seat` (the viewer's own part of the view and what a decision
 needs). A game without a module of its own is shown by `croupier.render.generic` (its messages
@@ -12,15 +12,15 @@ from collections.abc import Sequence
 from functools import cache
 from types import ModuleType
 
-from croupier.messages import GAME_IDS
+from croupier.messages import GAME_TYPES
 from croupier.render import generic
 from croupier.v1.game_service_pb2 import Event, GameView, Move
 
 
 @cache
 def renderer(game_type: str) -> ModuleType:
-    """The game's own module, croupier.render.<game id>, else the generic one."""
-    if game_type not in GAME_IDS:  # only game ids name modules (not `names`, not `generic`)
+    """The game's own module, croupier.render.<game type>, else the generic one."""
+    if game_type not in GAME_TYPES:  # only game types name modules (not `names`, not `generic`)
         raise KeyError(f"no game {game_type!r}")
     name = f"{__name__}.{game_type}"
     try:

@@ -5,7 +5,7 @@
 // &name=games/...&credential=cs_...
 
 import { toJsonString } from "@bufbuild/protobuf";
-import { CroupierError, gameIds, gameOptions, MoveSchema, type Move } from "../../src/index.js";
+import { CroupierError, gameTypes, gameOptions, MoveSchema, type Move } from "../../src/index.js";
 import { connectWeb, type WebProtocol } from "../../src/web.js";
 
 function element<T extends HTMLElement>(id: string): T {
@@ -30,7 +30,7 @@ gateway.value = query.get("gateway") ?? gateway.value;
 protocol.value = query.get("protocol") ?? protocol.value;
 name.value = query.get("name") ?? "";
 credential.value = query.get("credential") ?? "";
-for (const id of gameIds()) {
+for (const id of gameTypes()) {
   gameType.add(new Option(id, id));
 }
 

@@ -19,7 +19,7 @@ from engines.high_card import flow, rules, setup, views
 class HighCardEngine(
     Engine[HighCardOptions, HighCardState, HighCardView, HighCardMove, HighCardEvent]
 ):
-    game_id = "high_card"
+    game_type = "high_card"
     title = "High Card"
     min_seats = 2
     max_seats = 4
