@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from engines.core.engine import Engine
+from croupier.engines.core.engine import Engine
 
 AnyEngine = Engine[Any, Any, Any, Any, Any]
 
@@ -22,11 +22,13 @@ def register(engine: AnyEngine) -> None:
 
 
 def _load() -> None:
-    # Imported here so that a game's package may import engines.core without a cycle.
+    # Imported here so that a game's package may import croupier.engines.core without a cycle.
     for game_type in GAME_TYPES:
-        engine: AnyEngine = importlib.import_module(f"engines.{game_type}").ENGINE
+        engine: AnyEngine = importlib.import_module(f"croupier.engines.{game_type}").ENGINE
         if engine.game_type != game_type:  # the service finds the messages by it
-            raise ImportError(f"engines.{game_type}.ENGINE is the engine of {engine.game_type}")
+            raise ImportError(
+                f"croupier.engines.{game_type}.ENGINE is the engine of {engine.game_type}"
+            )
         register(engine)
 
 

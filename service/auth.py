@@ -8,7 +8,7 @@ import hmac
 import secrets
 from collections.abc import Sequence
 
-from service import errors
+from croupier.service import errors
 
 PREFIX = "cs_"
 _TOKEN_BYTES = 24

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import grpc
 
+from croupier.service import errors
+from croupier.service.calls import CallLog, unary
+from croupier.service.servicer import GameService
 from croupier.v1 import benchmark_service_pb2 as pb
 from croupier.v1 import benchmark_service_pb2_grpc
-from service import errors
-from service.calls import CallLog, unary
-from service.servicer import GameService
 
 MAX_RESPONSE_BYTES = 65536
 

@@ -4,7 +4,7 @@ away (`clocks`: abandon_after consecutive timeouts), which the strong bot plays 
 A bot seat is marked in the stored game by its level (`StoredGame.bot_levels`) and by a
 credential hash no credential has (`BOT_SEAT_HASH`: a SHA-256 digest is 32 bytes, this is
 not), so it is neither open (JoinGame) nor anyone's to act for. Its moves are chosen by
-`engines.core.bots` from the seat's own view and legal moves, with the generator of
+`croupier.engines.core.bots` from the seat's own view and legal moves, with the generator of
 `decision_rng(seed, move_count, seat)`, so a game with bot seats replays from its record.
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engines.core.bots import LEVELS, bot_for, decision_rng
-from service import clocks
-from service.games import LoadedGame
+from croupier.engines.core.bots import LEVELS, bot_for, decision_rng
+from croupier.service import clocks
+from croupier.service.games import LoadedGame
 
 AWAY_LEVEL = "strong"  # who plays a seat that walked away (clocks: abandon_after)
 

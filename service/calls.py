@@ -14,8 +14,8 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError, Message
 
-from service import auth, errors, logs, metrics
-from service.store import StoreUnavailable
+from croupier.service import auth, errors, logs, metrics
+from croupier.service.store import StoreUnavailable
 
 log = structlog.get_logger("croupier.rpc")
 

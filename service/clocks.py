@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
+from croupier.service import errors, keys
+from croupier.service.games import LoadedGame
+from croupier.service.store import IndexEntry
 from croupier.v1.game_service_pb2 import Clock, GameRecord, TimeoutPolicy
 from croupier.v1.storage_pb2 import StoredClock
-from service import errors, keys
-from service.games import LoadedGame
-from service.store import IndexEntry
 
 MIN_SECONDS = 1
 MAX_SECONDS = 86_400

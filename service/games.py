@@ -14,6 +14,9 @@ from typing import Any
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.scoring import forfeit_result
+from croupier.engines.registry import GAMES, AnyEngine
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.game_service_pb2 import (
     Event,
@@ -23,9 +26,6 @@ from croupier.v1.game_service_pb2 import (
     WatchGameResponse,
 )
 from croupier.v1.storage_pb2 import AudiencedEvent, LoggedMove, MoveNotification, StoredGame
-from engines.core.engine import Emitted
-from engines.core.scoring import forfeit_result
-from engines.registry import GAMES, AnyEngine
 
 NAME_PREFIX = "games/"
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from croupier.service import errors, keys
+from croupier.service.games import LoadedGame, game_name, open_seats, player_ids
 from croupier.v1 import game_service_pb2 as pb
-from service import errors, keys
-from service.games import LoadedGame, game_name, open_seats, player_ids
 
 MAX_PLAYER_ID = 128
 DEFAULT_PAGE_SIZE = 20

@@ -15,13 +15,13 @@ from collections.abc import Iterator
 
 import structlog
 
-from service import config, logs, metrics
-from service.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
-from service.memory_store import MemoryStore
-from service.metrics import MeasuredStore
-from service.redis_store import RedisStore
-from service.server import serve
-from service.store import Store
+from croupier.service import config, logs, metrics
+from croupier.service.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
+from croupier.service.memory_store import MemoryStore
+from croupier.service.metrics import MeasuredStore
+from croupier.service.redis_store import RedisStore
+from croupier.service.server import serve
+from croupier.service.store import Store
 
 log = structlog.get_logger("croupier.server")
 
@@ -72,7 +72,7 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
             metrics_port=settings.metrics_port + index if settings.metrics_port else 0,
         )
         args, secrets = config.to_args(child)
-        command = [sys.executable, "-m", "service.main", *args]
+        command = [sys.executable, "-m", "croupier.service.main", *args]
         return subprocess.Popen(command, env={**os.environ, **secrets})
 
     stopping = False

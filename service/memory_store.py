@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from service import keys
-from service.fanout import Fanout, WatchQueue
-from service.store import (
+from croupier.service import keys
+from croupier.service.fanout import Fanout, WatchQueue
+from croupier.service.store import (
     WRITTEN,
     Commit,
     CommitResult,

@@ -19,8 +19,8 @@ from prometheus_client import (
     start_http_server,
 )
 
-from service.fanout import WatchQueue
-from service.store import (
+from croupier.service.fanout import WatchQueue
+from croupier.service.store import (
     Commit,
     CommitResult,
     IndexEntry,

@@ -16,7 +16,7 @@ import time
 
 import structlog
 
-from service import errors, metrics
+from croupier.service import errors, metrics
 
 log = structlog.get_logger("croupier.overload")
 

@@ -10,7 +10,7 @@ recently are forgotten first.
 
 from __future__ import annotations
 
-from service.store import Snapshot
+from croupier.service.store import Snapshot
 
 
 class RecentStates:

@@ -22,7 +22,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 
-from service.resp import RespClient
+from croupier.service.resp import RespClient
 
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 

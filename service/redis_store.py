@@ -2,7 +2,7 @@
 
 Each game is a hash {v: version, s: StoredGame bytes, t: token of the last write} plus a
 move-log list, idempotency records and a sharded pub/sub channel, all under the game's hash tag
-(service.keys), so in a cluster they live in one slot and one script can touch them all.
+(croupier.service.keys), so in a cluster they live in one slot and one script can touch them all.
 
 A move is written by one Lua script (one round trip) that compares the version and, only if it
 matches and the move's request id has no record yet, writes the state, appends to the log,
@@ -28,10 +28,16 @@ import structlog
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
-from service import keys
-from service.fanout import Fanout, WatchQueue
-from service.redis_client import PubSubClient, RedisClient, connect, is_cluster_url, redis_py
-from service.store import (
+from croupier.service import keys
+from croupier.service.fanout import Fanout, WatchQueue
+from croupier.service.redis_client import (
+    PubSubClient,
+    RedisClient,
+    connect,
+    is_cluster_url,
+    redis_py,
+)
+from croupier.service.store import (
     WRITTEN,
     Commit,
     CommitResult,

@@ -2,8 +2,8 @@
 
 A record file is the protobuf JSON of `croupier.v1.GameRecord` (croupier.records), as
 `croupier-play --save-record FILE` writes it: `croupier-play --replay FILE` runs
-`python -m service.replay FILE`, which applies every move from the recorded setup and seed and
-checks that the game ends in the recorded result (exit status 1 otherwise; a forfeit after the
+`python -m croupier.service.replay FILE`, which applies every move from the recorded setup and seed
+and checks that the game ends in the recorded result (exit status 1 otherwise; a forfeit after the
 last move ends it as the service did: engines/core/scoring.forfeit_result). It lives with the
 server because it needs the engines, which the client distribution does not carry.
 """
@@ -17,14 +17,14 @@ from typing import TextIO
 
 from google.protobuf import json_format
 
+from croupier.engines.core.errors import IllegalMove, MalformedMove
+from croupier.engines.core.scoring import forfeit_result
+from croupier.engines.registry import GAMES
 from croupier.play import print_result
 from croupier.records import load_record
 from croupier.render import describe_event
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.common_pb2 import GameResult
-from engines.core.errors import IllegalMove, MalformedMove
-from engines.core.scoring import forfeit_result
-from engines.registry import GAMES
 
 
 class ReplayMismatch(Exception):
@@ -82,11 +82,11 @@ def replay(record: pb.GameRecord, out: TextIO | None = None) -> GameResult:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """`python -m service.replay FILE`: the transcript, then the result (exit status 1 when the
-    record does not replay)."""
+    """`python -m croupier.service.replay FILE`: the transcript, then the result (exit status 1 when
+    the record does not replay)."""
     args = sys.argv[1:] if argv is None else list(argv)
     if len(args) != 1:
-        raise SystemExit("usage: python -m service.replay RECORD.json")
+        raise SystemExit("usage: python -m croupier.service.replay RECORD.json")
     path = Path(args[0])
     try:
         record = load_record(path)

@@ -17,13 +17,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from croupier.service.benchmark import BenchmarkService
+from croupier.service.calls import lenient
+from croupier.service.config import Settings
+from croupier.service.servicer import GameService
+from croupier.service.store import Store
+from croupier.service.web_gateway import WebGateway, start_web_gateway
 from croupier.v1 import benchmark_service_pb2, game_service_pb2
-from service.benchmark import BenchmarkService
-from service.calls import lenient
-from service.config import Settings
-from service.servicer import GameService
-from service.store import Store
-from service.web_gateway import WebGateway, start_web_gateway
 
 log = structlog.get_logger("croupier.server")
 

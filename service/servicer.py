@@ -16,20 +16,17 @@ from typing import Any
 import grpc
 import structlog
 
-from croupier.v1 import game_service_pb2 as pb
-from croupier.v1 import game_service_pb2_grpc
-from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
-from engines.core import rng
-from engines.core.bots import MAX_MOVES as MAX_BOT_MOVES
-from engines.core.bots import bot_for, decision_rng
-from engines.core.engine import Emitted
-from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
-from engines.registry import GAMES
-from service import auth, bots, clocks, errors, keys, lobby, metrics, overload
-from service.calls import CallLog, streaming, unary
-from service.config import Settings
-from service.fanout import WatchQueue
-from service.games import (
+from croupier.engines.core import rng
+from croupier.engines.core.bots import MAX_MOVES as MAX_BOT_MOVES
+from croupier.engines.core.bots import bot_for, decision_rng
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
+from croupier.engines.registry import GAMES
+from croupier.service import auth, bots, clocks, errors, keys, lobby, metrics, overload
+from croupier.service.calls import CallLog, streaming, unary
+from croupier.service.config import Settings
+from croupier.service.fanout import WatchQueue
+from croupier.service.games import (
     LoadedGame,
     RecentNotifications,
     etag_of,
@@ -39,9 +36,12 @@ from service.games import (
     player_ids,
     replayed_updates,
 )
-from service.limits import RateLimiter, WatcherCount, peer_address
-from service.recent_states import RecentStates
-from service.store import Commit, IndexEntry, Snapshot, Store, StoreUnavailable, Update
+from croupier.service.limits import RateLimiter, WatcherCount, peer_address
+from croupier.service.recent_states import RecentStates
+from croupier.service.store import Commit, IndexEntry, Snapshot, Store, StoreUnavailable, Update
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1 import game_service_pb2_grpc
+from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
 
 log = structlog.get_logger(__name__)
 

@@ -1,8 +1,8 @@
 """The game store interface: one value per game with a version, compared and set atomically
 together with the move log, the idempotency record and the watchers' notification.
 
-Implementations: `service.redis_store.RedisStore` (production, any number of replicas) and
-`service.memory_store.MemoryStore` (one process only, for running without Redis).
+Implementations: `croupier.service.redis_store.RedisStore` (production, any number of replicas) and
+`croupier.service.memory_store.MemoryStore` (one process only, for running without Redis).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-from service.fanout import WatchQueue
+from croupier.service.fanout import WatchQueue
 
 
 class StoreUnavailable(Exception):
@@ -133,7 +133,7 @@ class Store(Protocol):
     def watch(self, game_id: str) -> AbstractAsyncContextManager[WatchQueue]:
         """Subscribe to the game's notifications: a queue of serialized MoveNotification
         messages, ready once the subscription is in place (a notification that does not fit is
-        counted as skipped, never dropped silently; see service.fanout)."""
+        counted as skipped, never dropped silently; see croupier.service.fanout)."""
 
     async def update(self, update: Update) -> CommitResult:
         """Write a change that is not a move if the game is still at `expected_version` (the

@@ -55,10 +55,10 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 from protobuf.wkt import Any as AnyDetail
 
+from croupier.service import errors
+from croupier.service.calls import CallLog, Undecodable, lenient, unexpected_error
+from croupier.service.servicer import GameService
 from croupier.v1 import game_service_pb2
-from service import errors
-from service.calls import CallLog, Undecodable, lenient, unexpected_error
-from service.servicer import GameService
 
 log = logging.getLogger("croupier.web")
 

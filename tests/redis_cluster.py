@@ -10,7 +10,7 @@ from types import TracebackType
 
 import redis
 
-from service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
 
 
 class EmbeddedRedisCluster:

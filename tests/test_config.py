@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from service.config import parse, parse_bool, to_args
+from croupier.service.config import parse, parse_bool, to_args
 
 
 @pytest.mark.parametrize("word", ["1", "true", "True", "YES", "on", " true "])

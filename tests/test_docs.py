@@ -6,8 +6,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from service.config import parse
-from service.errors import Reason
+from croupier.service.config import parse
+from croupier.service.errors import Reason
 
 ROOT = Path(__file__).resolve().parent.parent
 

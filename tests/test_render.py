@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 import croupier.render
+from croupier.engines.registry import GAMES
 from croupier.messages import GAME_TYPES
 from croupier.render import describe_move, generic, renderer
 from croupier.v1.game_service_pb2 import GameView, Move
 from croupier.v1.vampire_queen_pb2 import VampireQueenEvent, VampireQueenMove, VampireQueenView
-from engines.registry import GAMES
 
 RENDER = Path(croupier.render.__file__).parent
 

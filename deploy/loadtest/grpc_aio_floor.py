@@ -25,7 +25,7 @@ from multiprocessing.synchronize import Event
 import grpc
 import uvloop
 
-from service.embedded_redis import free_port
+from croupier.service.embedded_redis import free_port
 
 MESSAGE = b"x" * 300
 REQUEST = b"y" * 80

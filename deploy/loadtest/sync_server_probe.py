@@ -31,18 +31,23 @@ import hiredis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from redis.connection import parse_url
 
+from croupier.engines.core import rng
+from croupier.engines.registry import GAMES
+from croupier.service import auth, errors, keys, logs
+from croupier.service.calls import CallLog, Undecodable, _to_service_error, lenient
+from croupier.service.config import Settings
+from croupier.service.games import LoadedGame, game_name
+from croupier.service.redis_store import (
+    COMMIT_SCRIPT,
+    CREATE_SCRIPT,
+    commit_arguments,
+    commit_result,
+)
+from croupier.service.servicer import GameService, _check_request_id, _digest, _game_id
+from croupier.service.store import Commit
 from croupier.v1 import benchmark_service_pb2 as bpb
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import IdempotencyRecord, StoredGame
-from engines.core import rng
-from engines.registry import GAMES
-from service import auth, errors, keys, logs
-from service.calls import CallLog, Undecodable, _to_service_error, lenient
-from service.config import Settings
-from service.games import LoadedGame, game_name
-from service.redis_store import COMMIT_SCRIPT, CREATE_SCRIPT, commit_arguments, commit_result
-from service.servicer import GameService, _check_request_id, _digest, _game_id
-from service.store import Commit
 
 
 class BlockingRedis:
@@ -107,7 +112,7 @@ Handler = Callable[[Any, Any, grpc.ServicerContext, CallLog], Any]
 
 
 def unary(handler: Handler) -> Callable[[Any, Any, grpc.ServicerContext], Any]:
-    """service.calls.unary for a synchronous handler."""
+    """croupier.service.calls.unary for a synchronous handler."""
 
     def wrapper(self: SyncProbe, request: Any, context: grpc.ServicerContext) -> Any:
         call = CallLog(handler.__name__)

@@ -81,7 +81,7 @@ class ScoringBot:
 
 def bot_for(game_type: str, level: str) -> Bot:
     """The bot of `level` for `game_type`; KeyError for an unknown game or level."""
-    from engines.registry import GAMES
+    from croupier.engines.registry import GAMES
 
     if game_type not in GAMES:
         raise KeyError(f"no game {game_type!r}")
@@ -89,7 +89,7 @@ def bot_for(game_type: str, level: str) -> Bot:
         return RandomBot()
     if level == "strong":
         # Imported on demand so that a game's engine never depends on its bot.
-        module = importlib.import_module(f"engines.{game_type}.bot")
+        module = importlib.import_module(f"croupier.engines.{game_type}.bot")
         strong: Bot = module.StrongBot()
         return strong
     raise KeyError(f"no bot level {level!r} (levels: {', '.join(LEVELS)})")

@@ -8,8 +8,8 @@ from typing import TypeVar
 
 from google.protobuf.message import Message
 
+from croupier.engines.core import rng
 from croupier.v1.common_pb2 import RngState
-from engines.core import rng
 
 M = TypeVar("M", bound=Message)
 

@@ -20,8 +20,8 @@ from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from google.protobuf.message import Message
 
+from croupier.engines.core.errors import InvalidOptions
 from croupier.v1.common_pb2 import GameResult
-from engines.core.errors import InvalidOptions
 
 OptionsT = TypeVar("OptionsT", bound=Message)  # options
 StateT = TypeVar("StateT", bound=Message)  # state

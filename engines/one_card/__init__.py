@@ -17,7 +17,7 @@ Files: the common layout of engines/README.md.
 
 from __future__ import annotations
 
-from engines.one_card.engine import OneCardEngine
+from croupier.engines.one_card.engine import OneCardEngine
 
 ENGINE = OneCardEngine()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from croupier.engines.core.bots import ScoringBot
 from croupier.v1.one_card_pb2 import (
     ONE_CARD_CARD_TYPE_JUMP,
     ONE_CARD_CARD_TYPE_NUMBER,
@@ -27,7 +28,6 @@ from croupier.v1.one_card_pb2 import (
     OneCardMove,
     OneCardView,
 )
-from engines.core.bots import ScoringBot
 
 _ATTACKS = (ONE_CARD_CARD_TYPE_PLUS_TWO, ONE_CARD_CARD_TYPE_PLUS_THREE)
 _WILDS = (ONE_CARD_CARD_TYPE_RAINBOW, ONE_CARD_CARD_TYPE_QUATRAN)

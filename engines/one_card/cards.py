@@ -13,9 +13,9 @@ from typing import Any
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
+from croupier.engines.core.cards import field_encodings
+from croupier.engines.core.errors import MalformedMove
 from croupier.v1.one_card_pb2 import OneCardCard, OneCardDeck, OneCardView
-from engines.core.cards import field_encodings
-from engines.core.errors import MalformedMove
 
 RED, YELLOW, GREEN, BLUE = 1, 2, 3, 4
 COLORS = (RED, YELLOW, GREEN, BLUE)
@@ -144,7 +144,7 @@ def add_messages(field: RepeatedCompositeFieldContainer[OneCardCard], codes: Ite
 
 
 # By card code, the encoding of a view's card fields: a view merges its cards in one parse
-# (engines.core.cards.field_encodings).
+# (croupier.engines.core.cards.field_encodings).
 _MESSAGES = [to_message(code) for code in range(CODE_COUNT)]
 _HAND_ENTRY = field_encodings(_MESSAGES, lambda card: OneCardView(hand=[card]))
 _TOP_CARD = field_encodings(_MESSAGES, lambda card: OneCardView(top_card=card))

@@ -3,6 +3,9 @@ the listing), `flow` (what follows a move) and `views`; it holds no rule of its 
 
 from __future__ import annotations
 
+from croupier.engines.core.engine import Emitted, Engine
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.one_card import flow, rules, setup, views
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.one_card_pb2 import (
     OneCardEvent,
@@ -11,9 +14,6 @@ from croupier.v1.one_card_pb2 import (
     OneCardState,
     OneCardView,
 )
-from engines.core.engine import Emitted, Engine
-from engines.core.errors import IllegalMove
-from engines.one_card import flow, rules, setup, views
 
 
 class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMove, OneCardEvent]):

@@ -13,15 +13,15 @@ move"). Afterwards, while no window is open, a current seat that cannot discard 
 
 from __future__ import annotations
 
+from croupier.engines.core.cards import refill_from_discard
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.scoring import placements
+from croupier.engines.core.seats import left
+from croupier.engines.one_card import cards as c
+from croupier.engines.one_card import rules
+from croupier.engines.one_card.rules import CALL, CATCH, PLAY, Act
+from croupier.engines.one_card.setup import deal_game, wins_to_match
 from croupier.v1.one_card_pb2 import OneCardEvent, OneCardGameRecord, OneCardState
-from engines.core.cards import refill_from_discard
-from engines.core.engine import Emitted
-from engines.core.scoring import placements
-from engines.core.seats import left
-from engines.one_card import cards as c
-from engines.one_card import rules
-from engines.one_card.rules import CALL, CATCH, PLAY, Act
-from engines.one_card.setup import deal_game, wins_to_match
 
 # Enum values are read as Event.DRAW_REASON_* (plain class attributes): Event.DrawReason.X would
 # go through a Python-level __getattr__ on every draw.

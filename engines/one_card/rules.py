@@ -14,10 +14,10 @@ from enum import IntEnum
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from croupier.engines.core.errors import MalformedMove, Violation
+from croupier.engines.core.seats import step as seat_step
+from croupier.engines.one_card import cards as c
 from croupier.v1.one_card_pb2 import OneCardMove, OneCardState
-from engines.core.errors import MalformedMove, Violation
-from engines.core.seats import step as seat_step
-from engines.one_card import cards as c
 
 
 class Kind(IntEnum):

@@ -7,13 +7,13 @@ dealer passes to the left from one game to the next.
 
 from __future__ import annotations
 
+from croupier.engines.core import rng
+from croupier.engines.core.cards import draw
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.core.seats import clockwise_from, left
+from croupier.engines.one_card import cards as c
 from croupier.v1.one_card_pb2 import OneCardEvent, OneCardOptions, OneCardState
-from engines.core import rng
-from engines.core.cards import draw
-from engines.core.engine import Emitted
-from engines.core.errors import InvalidOptions
-from engines.core.seats import clockwise_from, left
-from engines.one_card import cards as c
 
 HAND_SIZE = 7  # OC-2.1
 MAX_WINS_TO_MATCH = 5

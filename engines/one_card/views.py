@@ -7,12 +7,12 @@ may be caught, the match score). Never another hand or the draw pile's content o
 
 from __future__ import annotations
 
+from croupier.engines.core.scoring import build_result
+from croupier.engines.one_card import cards as c
+from croupier.engines.one_card import rules
+from croupier.engines.one_card.setup import wins_to_match
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.one_card_pb2 import OneCardState, OneCardView
-from engines.core.scoring import build_result
-from engines.one_card import cards as c
-from engines.one_card import rules
-from engines.one_card.setup import wins_to_match
 
 
 def view(state: OneCardState, seat: int | None) -> OneCardView:

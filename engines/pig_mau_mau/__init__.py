@@ -19,6 +19,6 @@ Files: the common layout of engines/README.md.
 
 from __future__ import annotations
 
-from engines.pig_mau_mau.engine import ENGINE, PigMauMauEngine
+from croupier.engines.pig_mau_mau.engine import ENGINE, PigMauMauEngine
 
 __all__ = ["ENGINE", "PigMauMauEngine"]

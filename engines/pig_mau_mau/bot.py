@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from croupier.engines.core.bots import ScoringBot
 from croupier.v1.pig_mau_mau_pb2 import (
     MAU_CALL_MAU,
     MAU_CALL_MAU_MAU,
@@ -22,7 +23,6 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauMove,
     PigMauMauView,
 )
-from engines.core.bots import ScoringBot
 
 _NUMBERS, _SKIPS, _PLUS_TWOS, _TIRED, _FARMERS = 24, 28, 32, 36, 39
 

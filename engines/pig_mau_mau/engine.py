@@ -3,6 +3,9 @@ listing), `flow` (what follows a move) and `views`; it holds no rule of its own.
 
 from __future__ import annotations
 
+from croupier.engines.core.engine import Emitted, Engine
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.pig_mau_mau import flow, rules, setup, views
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauEvent,
@@ -11,9 +14,6 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauState,
     PigMauMauView,
 )
-from engines.core.engine import Emitted, Engine
-from engines.core.errors import IllegalMove
-from engines.pig_mau_mau import flow, rules, setup, views
 
 
 class PigMauMauEngine(

@@ -8,21 +8,12 @@ a race's end is scored (PM-6, bets by PM-1.4); after the fourth race the game is
 
 from __future__ import annotations
 
-from croupier.v1.pig_mau_mau_pb2 import (
-    MauCall,
-    PigColor,
-    PigMauMauEvent,
-    PigMauMauMove,
-    PigMauMauPhase,
-    PigMauMauRaceScore,
-    PigMauMauState,
-)
-from engines.core import rng
-from engines.core.cards import refill_from_discard
-from engines.core.engine import Emitted
-from engines.core.scoring import build_result
-from engines.core.seats import left
-from engines.pig_mau_mau.cards import (
+from croupier.engines.core import rng
+from croupier.engines.core.cards import refill_from_discard
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.scoring import build_result
+from croupier.engines.core.seats import left
+from croupier.engines.pig_mau_mau.cards import (
     CARD_MESSAGES,
     COLOURS,
     DECK_SIZE,
@@ -40,6 +31,15 @@ from engines.pig_mau_mau.cards import (
     TIRED_PIG,
     colour_index,
     pig_color,
+)
+from croupier.v1.pig_mau_mau_pb2 import (
+    MauCall,
+    PigColor,
+    PigMauMauEvent,
+    PigMauMauMove,
+    PigMauMauPhase,
+    PigMauMauRaceScore,
+    PigMauMauState,
 )
 
 RACES = 4

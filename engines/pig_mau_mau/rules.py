@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from croupier.v1.pig_mau_mau_pb2 import MauCall, PigColor, PigMauMauMove, PigMauMauState
-from engines.core.errors import MalformedMove, Violation
-from engines.pig_mau_mau.cards import (
+from croupier.engines.core.errors import MalformedMove, Violation
+from croupier.engines.pig_mau_mau.cards import (
     COLOUR_NAMES,
     COLOURS,
     DECK_SIZE,
@@ -28,7 +27,8 @@ from engines.pig_mau_mau.cards import (
     colour_index,
     pig_color,
 )
-from engines.pig_mau_mau.flow import BET, PLAY, STEPS, required_call
+from croupier.engines.pig_mau_mau.flow import BET, PLAY, STEPS, required_call
+from croupier.v1.pig_mau_mau_pb2 import MauCall, PigColor, PigMauMauMove, PigMauMauState
 
 Move = PigMauMauMove
 _COLOURS = frozenset(range(1, COLOURS + 1))

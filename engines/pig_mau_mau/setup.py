@@ -3,11 +3,11 @@ by option or by lot (PM-2.3, C-3), race 1 set up (PM-2) and its first turn begun
 
 from __future__ import annotations
 
+from croupier.engines.core import rng
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.pig_mau_mau.flow import Event, begin_turn, start_race
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauEvent, PigMauMauOptions, PigMauMauState
-from engines.core import rng
-from engines.core.engine import Emitted
-from engines.core.errors import InvalidOptions
-from engines.pig_mau_mau.flow import Event, begin_turn, start_race
 
 MAX_FINISH = 60
 DEFAULT_FINISH = {2: 12, 3: 14, 4: 16, 5: 18}  # PM-1.5 Decision

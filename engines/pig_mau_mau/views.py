@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from croupier.engines.core.cards import field_encodings
+from croupier.engines.core.scoring import build_result as build_result_of
+from croupier.engines.pig_mau_mau.cards import CARD_MESSAGES
+from croupier.engines.pig_mau_mau.flow import OVER, RACES, totals
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.pig_mau_mau_pb2 import (
     PigColor,
@@ -13,13 +17,9 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauState,
     PigMauMauView,
 )
-from engines.core.cards import field_encodings
-from engines.core.scoring import build_result as build_result_of
-from engines.pig_mau_mau.cards import CARD_MESSAGES
-from engines.pig_mau_mau.flow import OVER, RACES, totals
 
 # By card code, the encoding of each card field: a view merges its cards (and bets) in one
-# parse (engines.core.cards.field_encodings).
+# parse (croupier.engines.core.cards.field_encodings).
 _HAND = field_encodings(CARD_MESSAGES, lambda card: PigMauMauView(hand=[card]))
 _TOP_CARD = field_encodings(CARD_MESSAGES, lambda card: PigMauMauView(top_card=card))
 

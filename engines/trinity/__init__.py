@@ -25,7 +25,7 @@ rows), which the check, the flow and the views all read.
 
 from __future__ import annotations
 
-from engines.trinity.engine import TrinityEngine
+from croupier.engines.trinity.engine import TrinityEngine
 
 ENGINE = TrinityEngine()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engines.trinity.cards import JACK, NO_CARD, is_black, is_red, rank_of
+from croupier.engines.trinity.cards import JACK, NO_CARD, is_black, is_red, rank_of
 
 ROWS = 3
 SLOTS = 4

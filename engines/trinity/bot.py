@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from croupier.engines.core.bots import ScoringBot
 from croupier.v1.trinity_pb2 import TrinityMove, TrinityView
-from engines.core.bots import ScoringBot
 
 _COLOUR_JOKER, _BLACK_WHITE_JOKER = 53, 54
 _SPADE, _HEART, _DIAMOND, _CLUB = 0, 1, 2, 3

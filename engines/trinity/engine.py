@@ -3,6 +3,10 @@ listing), `flow` (what follows a move) and `views`; it holds no rule of its own.
 
 from __future__ import annotations
 
+from croupier.engines.core.engine import Emitted, Engine
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.trinity import flow, rules, setup
+from croupier.engines.trinity.views import build_result, build_view
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.trinity_pb2 import (
     TrinityEvent,
@@ -11,10 +15,6 @@ from croupier.v1.trinity_pb2 import (
     TrinityState,
     TrinityView,
 )
-from engines.core.engine import Emitted, Engine
-from engines.core.errors import IllegalMove
-from engines.trinity import flow, rules, setup
-from engines.trinity.views import build_result, build_view
 
 
 class TrinityEngine(Engine[TrinityOptions, TrinityState, TrinityView, TrinityMove, TrinityEvent]):

@@ -9,27 +9,13 @@ the end of an action (TR-5.2).
 
 from __future__ import annotations
 
-from croupier.v1.trinity_pb2 import (
-    TRINITY_ACTION_PASS,
-    TRINITY_ACTION_PLACE,
-    TRINITY_ACTION_UNSPECIFIED,
-    TRINITY_ACTION_USE,
-    TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED,
-    TRINITY_OUTCOME_LOST_HANDS_EMPTY,
-    TRINITY_OUTCOME_WON,
-    TRINITY_PART_SUIT_EFFECT,
-    TRINITY_PART_SWAP,
-    TRINITY_STEP_UNSPECIFIED,
-    TrinityEvent,
-    TrinityState,
-)
-from engines.core.cards import draw
-from engines.core.engine import Emitted
-from engines.core.seats import clockwise_from, left
-from engines.trinity import board as rows
-from engines.trinity.board import SLOTS
-from engines.trinity.cards import CLUBS, DIAMONDS, is_face, is_joker, suit_of
-from engines.trinity.rules import (
+from croupier.engines.core.cards import draw
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.seats import clockwise_from, left
+from croupier.engines.trinity import board as rows
+from croupier.engines.trinity.board import SLOTS
+from croupier.engines.trinity.cards import CLUBS, DIAMONDS, is_face, is_joker, suit_of
+from croupier.engines.trinity.rules import (
     ACTION,
     DISCARD,
     GIFT,
@@ -44,6 +30,20 @@ from engines.trinity.rules import (
     has_special,
     row_of_seat,
     row_value,
+)
+from croupier.v1.trinity_pb2 import (
+    TRINITY_ACTION_PASS,
+    TRINITY_ACTION_PLACE,
+    TRINITY_ACTION_UNSPECIFIED,
+    TRINITY_ACTION_USE,
+    TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED,
+    TRINITY_OUTCOME_LOST_HANDS_EMPTY,
+    TRINITY_OUTCOME_WON,
+    TRINITY_PART_SUIT_EFFECT,
+    TRINITY_PART_SWAP,
+    TRINITY_STEP_UNSPECIFIED,
+    TrinityEvent,
+    TrinityState,
 )
 
 Event = TrinityEvent

@@ -15,19 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from croupier.v1.trinity_pb2 import (
-    TRINITY_ACTION_UNSPECIFIED,
-    TrinityAction,
-    TrinityMove,
-    TrinityOutcome,
-    TrinityRow,
-    TrinityState,
-    TrinityStep,
-)
-from engines.core.errors import MalformedMove, Violation
-from engines.core.seats import left, right
-from engines.trinity.board import ROWS, SLOTS, leftmost, rightmost
-from engines.trinity.cards import (
+from croupier.engines.core.errors import MalformedMove, Violation
+from croupier.engines.core.seats import left, right
+from croupier.engines.trinity.board import ROWS, SLOTS, leftmost, rightmost
+from croupier.engines.trinity.cards import (
     ACE,
     BW_JOKER,
     CLUBS,
@@ -40,6 +31,15 @@ from engines.trinity.cards import (
     name,
     rank_of,
     suit_of,
+)
+from croupier.v1.trinity_pb2 import (
+    TRINITY_ACTION_UNSPECIFIED,
+    TrinityAction,
+    TrinityMove,
+    TrinityOutcome,
+    TrinityRow,
+    TrinityState,
+    TrinityStep,
 )
 
 Move = TrinityMove

@@ -3,15 +3,15 @@ rows and the turn order from the `rows` option (TR-2.2), the J row's player firs
 
 from __future__ import annotations
 
+from croupier.engines.core import rng
+from croupier.engines.core.cards import draw
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.trinity import rules
+from croupier.engines.trinity.board import ROWS, SLOTS
+from croupier.engines.trinity.cards import ALL_CARDS
+from croupier.engines.trinity.flow import public, to_hand
 from croupier.v1.trinity_pb2 import TrinityEvent, TrinityOptions, TrinityRow, TrinityState
-from engines.core import rng
-from engines.core.cards import draw
-from engines.core.engine import Emitted
-from engines.core.errors import InvalidOptions
-from engines.trinity import rules
-from engines.trinity.board import ROWS, SLOTS
-from engines.trinity.cards import ALL_CARDS
-from engines.trinity.flow import public, to_hand
 
 HAND_SIZE = 6
 # The three assignments whose turn order J, Q, K runs clockwise (TR-2.2), by J seat.

@@ -3,11 +3,17 @@ hand: never another seat's unrevealed cards, never the deck's content or order."
 
 from __future__ import annotations
 
+from croupier.engines.core.scoring import shared_result
+from croupier.engines.trinity.board import ROWS, row_of_board
+from croupier.engines.trinity.rules import (
+    ONGOING,
+    gift_receiver,
+    row_of_seat,
+    row_value,
+    seat_of_row,
+)
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.trinity_pb2 import TrinityOutcome, TrinityState, TrinityStep, TrinityView
-from engines.core.scoring import shared_result
-from engines.trinity.board import ROWS, row_of_board
-from engines.trinity.rules import ONGOING, gift_receiver, row_of_seat, row_value, seat_of_row
 
 # The TrinityRow value of each row index, looked up rather than converted for every row.
 ROW_VALUES = tuple(row_value(row) for row in range(ROWS))

@@ -22,7 +22,7 @@ Files: the common layout of engines/README.md.
 
 from __future__ import annotations
 
-from engines.vampire_queen.engine import VampireQueenEngine
+from croupier.engines.vampire_queen.engine import VampireQueenEngine
 
 ENGINE = VampireQueenEngine()
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from croupier.engines.core.bots import ScoringBot
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenView
-from engines.core.bots import ScoringBot
 
 _QUEEN = 14
 _HUNTERS = (15, 20)

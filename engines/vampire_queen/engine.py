@@ -7,6 +7,9 @@ the caller's state in place: copying the state per move would cost more than the
 
 from __future__ import annotations
 
+from croupier.engines.core.engine import Emitted, Engine
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.vampire_queen import flow, rules, setup, views
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.vampire_queen_pb2 import (
     VampireQueenEvent,
@@ -15,9 +18,6 @@ from croupier.v1.vampire_queen_pb2 import (
     VampireQueenState,
     VampireQueenView,
 )
-from engines.core.engine import Emitted, Engine
-from engines.core.errors import IllegalMove
-from engines.vampire_queen import flow, rules, setup, views
 
 
 class VampireQueenEngine(

@@ -16,17 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from croupier.v1.vampire_queen_pb2 import (
-    VampireQueenEvent,
-    VampireQueenHunterLock,
-    VampireQueenPlay,
-    VampireQueenRoundPenalties,
-    VampireQueenState,
-)
-from engines.core import rng
-from engines.core.engine import Emitted
-from engines.core.seats import left
-from engines.vampire_queen.cards import (
+from croupier.engines.core import rng
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.seats import left
+from croupier.engines.vampire_queen.cards import (
     HUNTER_20,
     HUNTERS,
     hand_size,
@@ -37,7 +30,14 @@ from engines.vampire_queen.cards import (
     shuffled_part,
     typed,
 )
-from engines.vampire_queen.setup import rounds_of
+from croupier.engines.vampire_queen.setup import rounds_of
+from croupier.v1.vampire_queen_pb2 import (
+    VampireQueenEvent,
+    VampireQueenHunterLock,
+    VampireQueenPlay,
+    VampireQueenRoundPenalties,
+    VampireQueenState,
+)
 
 Event = VampireQueenEvent
 Events = list[Emitted[VampireQueenEvent]]

@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenState
-from engines.core.errors import MalformedMove, Violation
-from engines.vampire_queen.cards import (
+from croupier.engines.core.errors import MalformedMove, Violation
+from croupier.engines.vampire_queen.cards import (
     CARD_CODES,
     CODE_LIMIT,
     HUNTERS,
@@ -32,6 +31,7 @@ from engines.vampire_queen.cards import (
     play_rank,
     typed,
 )
+from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenState
 
 
 class Situation(NamedTuple):

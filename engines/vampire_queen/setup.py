@@ -5,16 +5,16 @@
 
 from __future__ import annotations
 
+from croupier.engines.core import rng
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.core.seats import left
+from croupier.engines.vampire_queen.cards import HUNTER_15, HUNTER_20, typed
 from croupier.v1.vampire_queen_pb2 import (
     VampireQueenEvent,
     VampireQueenOptions,
     VampireQueenState,
 )
-from engines.core import rng
-from engines.core.engine import Emitted
-from engines.core.errors import InvalidOptions
-from engines.core.seats import left
-from engines.vampire_queen.cards import HUNTER_15, HUNTER_20, typed
 
 Event = VampireQueenEvent
 Events = list[Emitted[VampireQueenEvent]]

@@ -7,13 +7,13 @@ The result: the lowest total penalty wins (VQ-4.5).
 
 from __future__ import annotations
 
+from croupier.engines.core.scoring import build_result as build_result_of
+from croupier.engines.vampire_queen.cards import HUNTER_15, HUNTER_20
+from croupier.engines.vampire_queen.flow import hunter_holders, totals
+from croupier.engines.vampire_queen.rules import situation
+from croupier.engines.vampire_queen.setup import rounds_of
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.vampire_queen_pb2 import VampireQueenState, VampireQueenView
-from engines.core.scoring import build_result as build_result_of
-from engines.vampire_queen.cards import HUNTER_15, HUNTER_20
-from engines.vampire_queen.flow import hunter_holders, totals
-from engines.vampire_queen.rules import situation
-from engines.vampire_queen.setup import rounds_of
 
 
 def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:

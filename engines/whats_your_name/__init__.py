@@ -25,7 +25,7 @@ events (drawing, acquiring with the pairs of WN-4, taking from the stage) that `
 
 from __future__ import annotations
 
-from engines.whats_your_name.engine import WhatsYourNameEngine
+from croupier.engines.whats_your_name.engine import WhatsYourNameEngine
 
 ENGINE = WhatsYourNameEngine()
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from croupier.engines.core.bots import ScoringBot
 from croupier.v1.whats_your_name_pb2 import WhatsYourNameMove, WhatsYourNameView
-from engines.core.bots import ScoringBot
 
 
 def _acquired(view: WhatsYourNameView, seat: int) -> Counter[int]:

@@ -7,6 +7,11 @@ any change, so a refused move changes nothing).
 
 from __future__ import annotations
 
+from croupier.engines.core.engine import Emitted, Engine
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.whats_your_name import flow, rules, setup, views
+from croupier.engines.whats_your_name.cards import code
+from croupier.engines.whats_your_name.table import Out
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameEvent,
@@ -15,11 +20,6 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameState,
     WhatsYourNameView,
 )
-from engines.core.engine import Emitted, Engine
-from engines.core.errors import IllegalMove
-from engines.whats_your_name import flow, rules, setup, views
-from engines.whats_your_name.cards import code
-from engines.whats_your_name.table import Out
 
 
 class WhatsYourNameEngine(

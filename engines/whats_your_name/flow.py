@@ -14,17 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from croupier.v1.whats_your_name_pb2 import (
-    WHATS_YOUR_NAME_PHASE_DRAFT,
-    WHATS_YOUR_NAME_PHASE_FINAL,
-    WHATS_YOUR_NAME_PHASE_HIDE,
-    WHATS_YOUR_NAME_PHASE_OVER,
-    WHATS_YOUR_NAME_PHASE_PLAY,
-    WhatsYourNameState,
-)
-from engines.core.engine import Emitted
-from engines.core.seats import clockwise_distance, right
-from engines.whats_your_name.cards import (
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.seats import clockwise_distance, right
+from croupier.engines.whats_your_name.cards import (
     HAND_SIZE,
     RANKS,
     THIRTEEN,
@@ -34,8 +26,23 @@ from engines.whats_your_name.cards import (
     to_card,
     to_cards,
 )
-from engines.whats_your_name.setup import deal_game, games_in
-from engines.whats_your_name.table import Event, Out, acquire, draw_cards, emit, take_from_stage
+from croupier.engines.whats_your_name.setup import deal_game, games_in
+from croupier.engines.whats_your_name.table import (
+    Event,
+    Out,
+    acquire,
+    draw_cards,
+    emit,
+    take_from_stage,
+)
+from croupier.v1.whats_your_name_pb2 import (
+    WHATS_YOUR_NAME_PHASE_DRAFT,
+    WHATS_YOUR_NAME_PHASE_FINAL,
+    WHATS_YOUR_NAME_PHASE_HIDE,
+    WHATS_YOUR_NAME_PHASE_OVER,
+    WHATS_YOUR_NAME_PHASE_PLAY,
+    WhatsYourNameState,
+)
 
 
 def start_round(state: WhatsYourNameState, out: Out) -> None:

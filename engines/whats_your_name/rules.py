@@ -9,6 +9,8 @@ Drafting (WN-3.3, WN-3.7) is one seat at a time. The mirror (WN-7.2) may be used
 
 from __future__ import annotations
 
+from croupier.engines.core.errors import MalformedMove, Violation
+from croupier.engines.whats_your_name.cards import RANKS, THIRTEEN, code
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_DRAFT,
     WHATS_YOUR_NAME_PHASE_FINAL,
@@ -18,8 +20,6 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameMove,
     WhatsYourNameState,
 )
-from engines.core.errors import MalformedMove, Violation
-from engines.whats_your_name.cards import RANKS, THIRTEEN, code
 
 Move = WhatsYourNameMove
 

@@ -4,17 +4,9 @@ highest recorded total in a match, and the first hands."""
 
 from __future__ import annotations
 
-from croupier.v1.whats_your_name_pb2 import (
-    WHATS_YOUR_NAME_PHASE_HIDE,
-    WHATS_YOUR_NAME_PRIORITY_REASON_LOT,
-    WHATS_YOUR_NAME_PRIORITY_REASON_LOWEST_CARD,
-    WHATS_YOUR_NAME_PRIORITY_REASON_YOUNGEST,
-    WhatsYourNameOptions,
-    WhatsYourNameState,
-)
-from engines.core import rng
-from engines.core.errors import InvalidOptions
-from engines.whats_your_name.cards import (
+from croupier.engines.core import rng
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.whats_your_name.cards import (
     HAND_SIZE,
     HIDDEN_DEAL,
     RANKS,
@@ -24,7 +16,15 @@ from engines.whats_your_name.cards import (
     table_size,
     to_card,
 )
-from engines.whats_your_name.table import Event, Out, draw_cards, emit
+from croupier.engines.whats_your_name.table import Event, Out, draw_cards, emit
+from croupier.v1.whats_your_name_pb2 import (
+    WHATS_YOUR_NAME_PHASE_HIDE,
+    WHATS_YOUR_NAME_PRIORITY_REASON_LOT,
+    WHATS_YOUR_NAME_PRIORITY_REASON_LOWEST_CARD,
+    WHATS_YOUR_NAME_PRIORITY_REASON_YOUNGEST,
+    WhatsYourNameOptions,
+    WhatsYourNameState,
+)
 
 
 def new_game(

@@ -3,10 +3,10 @@ discarding pairs (WN-4.1) and hidden-card matches (WN-7.1)."""
 
 from __future__ import annotations
 
+from croupier.engines.core.cards import draw
+from croupier.engines.core.engine import Emitted
+from croupier.engines.whats_your_name.cards import RANKS, to_card, to_cards
 from croupier.v1.whats_your_name_pb2 import WhatsYourNameEvent, WhatsYourNameState
-from engines.core.cards import draw
-from engines.core.engine import Emitted
-from engines.whats_your_name.cards import RANKS, to_card, to_cards
 
 Event = WhatsYourNameEvent
 Out = list[Emitted[WhatsYourNameEvent]]

@@ -6,6 +6,18 @@ and secret play for that seat only. Another seat's play appears only once all ar
 
 from __future__ import annotations
 
+from croupier.engines.core.cards import field_encodings
+from croupier.engines.whats_your_name.cards import (
+    COLOUR_SETS,
+    RANKS,
+    VIRTUAL,
+    has_virtual,
+    rank_of,
+    table_size,
+    to_card,
+)
+from croupier.engines.whats_your_name.flow import game_total, standing_key
+from croupier.engines.whats_your_name.setup import games_in
 from croupier.v1.common_pb2 import GameResult, SeatResult
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_DRAFT,
@@ -15,25 +27,13 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameState,
     WhatsYourNameView,
 )
-from engines.core.cards import field_encodings
-from engines.whats_your_name.cards import (
-    COLOUR_SETS,
-    RANKS,
-    VIRTUAL,
-    has_virtual,
-    rank_of,
-    table_size,
-    to_card,
-)
-from engines.whats_your_name.flow import game_total, standing_key
-from engines.whats_your_name.setup import games_in
 
 View = WhatsYourNameView
 Player = WhatsYourNameView.Player
 
 
 # By card code, the encoding of each card field: views merge the cards they show in one parse
-# (engines.core.cards.field_encodings).
+# (croupier.engines.core.cards.field_encodings).
 _CARDS = [to_card(code) for code in range(COLOUR_SETS * RANKS)]
 _STAGE = field_encodings(_CARDS, lambda card: View(stage=[card]))
 _DISCARDED = field_encodings(_CARDS, lambda card: View(discarded=[card]))

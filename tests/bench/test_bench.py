@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from croupier.bench import main
-from croupier.bench.baseline import echo_request
-from croupier.bench.cpu import parse_cpus
-from croupier.bench.replay import record_games
-from croupier.bench.spec import Payload
-from croupier.bench.stats import Figures, Sample
+from croupier.engines.registry import GAMES
+from croupier.service.bench import main
+from croupier.service.bench.baseline import echo_request
+from croupier.service.bench.cpu import parse_cpus
+from croupier.service.bench.replay import record_games
+from croupier.service.bench.spec import Payload
+from croupier.service.bench.stats import Figures, Sample
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.benchmark_service_pb2 import EchoResponse
-from engines.registry import GAMES
 
 FIGURES = ("calls_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors")
 

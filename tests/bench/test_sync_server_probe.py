@@ -9,10 +9,10 @@ import uuid
 from pathlib import Path
 
 from croupier.client import Croupier
+from croupier.engines.registry import GAMES
 from croupier.local import wait_serving
 from croupier.play import options_for
-from engines.registry import GAMES
-from service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
 
 PROBE = Path(__file__).parents[2] / "deploy" / "loadtest" / "sync_server_probe.py"
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from croupier.bench import main
-from croupier.bench.bots import wilson
-from engines.core.bots import LEVELS, Bot, RandomBot, bot_for, decision_rng, play_game
-from engines.registry import GAMES
+from croupier.engines.core.bots import LEVELS, Bot, RandomBot, bot_for, decision_rng, play_game
+from croupier.engines.registry import GAMES
+from croupier.service.bench import main
+from croupier.service.bench.bots import wilson
 from tests.engines.one_card import test_properties as one_card_props
 from tests.engines.pig_mau_mau import positions as pig_positions
 from tests.engines.trinity import test_properties as trinity_props

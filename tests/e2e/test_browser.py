@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from croupier.client import Croupier
+from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from engines.registry import GAMES
-from service.embedded_redis import EmbeddedRedis
+from croupier.service.embedded_redis import EmbeddedRedis
 from tests.e2e.helpers import ROOT, TS, check_refusals, run_node, run_script
 
 PAGE_FOLDER = TS / "examples" / "browser"

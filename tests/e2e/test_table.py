@@ -39,9 +39,9 @@ from playwright.sync_api import (
 from croupier.client import Croupier
 from croupier.local import LocalServer
 from croupier.play import options_for
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.web_gateway import TABLE_FOLDER
 from croupier.v1 import game_service_pb2 as pb
-from service.embedded_redis import EmbeddedRedis, free_port
-from service.web_gateway import TABLE_FOLDER
 from tests.e2e.helpers import ROOT, TS, run_node
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

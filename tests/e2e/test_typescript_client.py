@@ -15,11 +15,11 @@ import pytest
 import redis
 
 from croupier.client import Croupier
+from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
+from croupier.service import keys
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
-from engines.registry import GAMES
-from service import keys
-from service.embedded_redis import EmbeddedRedis, free_port
 from tests.e2e.helpers import TS, TSX, check_refusals, run_node, run_script
 from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
 from tests.reliability.support import game_id

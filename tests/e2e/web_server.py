@@ -18,11 +18,11 @@ import sys
 
 import grpc
 
+from croupier.service.config import Settings
+from croupier.service.redis_store import RedisStore
+from croupier.service.servicer import GameService
+from croupier.service.web_gateway import start_web_gateway
 from croupier.v1 import game_service_pb2_grpc
-from service.config import Settings
-from service.redis_store import RedisStore
-from service.servicer import GameService
-from service.web_gateway import start_web_gateway
 
 
 async def run(redis_url: str, origins: list[str]) -> None:

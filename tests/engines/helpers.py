@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.registry import AnyEngine
 from croupier.v1.game_service_pb2 import GameView
-from engines.core.engine import Emitted
-from engines.core.errors import IllegalMove
-from engines.registry import AnyEngine
 
 Events = Sequence[Emitted[Any]]
 

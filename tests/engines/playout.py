@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from engines.core.errors import IllegalMove, MalformedMove
-from engines.registry import AnyEngine
+from croupier.engines.core.errors import IllegalMove, MalformedMove
+from croupier.engines.registry import AnyEngine
 from tests.engines.helpers import encode
 
 MAX_MOVES = 20_000

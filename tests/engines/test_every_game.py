@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from croupier.engines.registry import GAME_TYPES, GAMES
 from croupier.v1.game_service_pb2 import CreateGameRequest, Event, GameView, Move
 from croupier.v1.storage_pb2 import StoredGame
-from engines.registry import GAME_TYPES, GAMES
 from tests.engines.helpers import encode, games_index, generic_of
 from tests.engines.playout import play_randomly
 

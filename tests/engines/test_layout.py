@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engines.registry import GAMES
+from croupier.engines.registry import GAMES
 from tests.engines.helpers import games_index
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from engines.core.errors import IllegalMove, MalformedMove
-from engines.registry import GAMES, AnyEngine
+from croupier.engines.core.errors import IllegalMove, MalformedMove
+from croupier.engines.registry import GAMES, AnyEngine
 from tests.engines.helpers import encode, generic_of
 from tests.engines.move_space import Sweep, canonical
 

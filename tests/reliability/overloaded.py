@@ -13,9 +13,9 @@ from contextlib import contextmanager
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
 
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
-from service.embedded_redis import EmbeddedRedis
 
 
 def metric(port: int, name: str, **labels: str) -> float:

@@ -21,16 +21,16 @@ from grpc_status import rpc_status
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
+from croupier.service import auth, keys
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame
-from engines.core.engine import Emitted
-from engines.registry import GAMES
-from service import auth, keys
-from service.embedded_redis import EmbeddedRedis
 from tests.service.helpers import assert_replays, game_id, raw, stored
 
 __all__ = ["assert_replays", "game_id", "raw", "stored"]

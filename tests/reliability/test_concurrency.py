@@ -20,11 +20,11 @@ import grpc
 import pytest
 import redis
 
+from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
-from engines.registry import GAMES
-from service.embedded_redis import EmbeddedRedis
 from tests.reliability.support import (
     GAME_TYPES,
     AsyncApi,

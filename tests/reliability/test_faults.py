@@ -24,11 +24,11 @@ import grpc
 import pytest
 import redis
 
+from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import StoredGame
-from engines.registry import GAMES
-from service.embedded_redis import EmbeddedRedis
 from tests.reliability.support import (
     GAME_TYPES,
     NOT_SERVING,

@@ -34,15 +34,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from croupier.client import Croupier
+from croupier.engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
+from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import StoredGame
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
-from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
-from engines.registry import GAMES
-from service.embedded_redis import EmbeddedRedis
 from tests.reliability.support import (
     GAME_TYPES,
     SERVING,

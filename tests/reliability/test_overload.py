@@ -35,11 +35,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from croupier.client import MAX_ATTEMPTS, Croupier
 from croupier.local import LocalServer
+from croupier.service import keys
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
-from service import keys
-from service.embedded_redis import EmbeddedRedis, free_port
 from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
 from tests.reliability.support import game_id, record
 from tests.service.helpers import status_of

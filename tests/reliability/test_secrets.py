@@ -33,15 +33,15 @@ from grpc_status import rpc_status
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from croupier.engines.core.errors import IllegalMove, MalformedMove
+from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
 from croupier.play import options_for
+from croupier.service import auth, errors
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import StoredGame
-from engines.core.errors import IllegalMove, MalformedMove
-from engines.registry import GAMES
-from service import auth, errors
-from service.embedded_redis import EmbeddedRedis
 from tests.engines.helpers import generic_of
 from tests.reliability.support import (
     GAME_TYPES,

@@ -13,8 +13,8 @@ from redis.cluster import RedisCluster
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
-from service.embedded_redis import EmbeddedRedis
-from service.redis_client import is_cluster_url
+from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.redis_client import is_cluster_url
 from tests.redis_cluster import EmbeddedRedisCluster
 
 

@@ -11,11 +11,11 @@ from grpc_status import rpc_status
 
 from croupier.bots import RandomBot
 from croupier.client import Croupier
+from croupier.engines.registry import GAMES
 from croupier.play import options_for
+from croupier.service import keys
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame
-from engines.registry import GAMES
-from service import keys
 
 
 def game_id(name: str) -> str:

@@ -13,14 +13,14 @@ import pytest
 import redis
 
 from croupier.client import Croupier
+from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
+from croupier.service import keys
+from croupier.service.bots import BOT_SEAT_HASH
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import LoggedMove
-from engines.registry import GAMES
-from service import keys
-from service.bots import BOT_SEAT_HASH
 from tests.service.helpers import assert_replays, game_id, stored
 
 OPERATOR_KEY = "op-bots-key"

@@ -19,20 +19,20 @@ import redis
 from redis.cluster import RedisCluster
 
 from croupier.client import Croupier
+from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.human import describe_clock
 from croupier.play import options_for
+from croupier.service import clocks, keys
+from croupier.service.config import Settings
+from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.redis_client import is_cluster_url
+from croupier.service.redis_store import RedisStore
+from croupier.service.replay import replay
+from croupier.service.servicer import GameService
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import LoggedMove
-from engines.registry import GAMES
-from service import clocks, keys
-from service.config import Settings
-from service.embedded_redis import EmbeddedRedis
-from service.redis_client import is_cluster_url
-from service.redis_store import RedisStore
-from service.replay import replay
-from service.servicer import GameService
 from tests.redis_cluster import EmbeddedRedisCluster
 from tests.service.helpers import game_id, stored
 

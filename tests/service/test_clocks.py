@@ -21,10 +21,10 @@ from croupier.errors import CroupierError
 from croupier.human import play_human
 from croupier.local import LocalServer
 from croupier.play import options_for
+from croupier.service import keys
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.storage_pb2 import LoggedMove
-from service import keys
 from tests.service.helpers import assert_replays, game_id, stored
 
 # A replica sweeps every 0.2 s; the bound below is what a busy 2-core machine honestly gives

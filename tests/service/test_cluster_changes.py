@@ -16,8 +16,8 @@ from croupier.bots import RandomBot
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
+from croupier.service import keys
 from croupier.v1 import game_service_pb2 as pb
-from service import keys
 from tests.redis_cluster import EmbeddedRedisCluster
 from tests.service.helpers import assert_replays, create, game_id
 

@@ -17,9 +17,9 @@ from croupier.client import Croupier
 from croupier.feed import FeedItem, connect, ensure_group, follow, shard_keys
 from croupier.local import LocalServer
 from croupier.play import options_for
+from croupier.service import keys
+from croupier.service.redis_client import is_cluster_url
 from croupier.v1 import game_service_pb2 as pb
-from service import keys
-from service.redis_client import is_cluster_url
 from tests.service.helpers import finish
 
 Kind = pb.FeedEvent.Kind

@@ -18,16 +18,16 @@ import pytest
 import redis
 
 from croupier.client import Croupier
+from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import main as play_main
 from croupier.play import options_for
 from croupier.records import load_record, save_record
+from croupier.service import keys
+from croupier.service.replay import replay
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.one_card_pb2 import OneCardMove
-from engines.registry import GAMES
-from service import keys
-from service.replay import replay
 from tests.service.helpers import finish
 
 OPERATOR_KEY = "op-lobby-key"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from service import logs
+from croupier.service import logs
 
 STAMP = re.compile(r'"timestamp": "[^"]*"')
 

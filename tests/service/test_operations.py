@@ -24,9 +24,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
+from croupier.service import keys, logs
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
-from service import keys, logs
-from service.embedded_redis import EmbeddedRedis, free_port
 from tests.service.helpers import create, game_id
 
 

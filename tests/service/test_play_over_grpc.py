@@ -6,7 +6,7 @@ import pytest
 import redis
 
 from croupier.client import Croupier
-from engines.registry import GAMES
+from croupier.engines.registry import GAMES
 from tests.service.helpers import assert_replays, create, play_to_end
 
 
@@ -36,9 +36,9 @@ def test_same_seed_same_game(client: Croupier) -> None:
 
 def test_notification_head_and_state_make_a_notification() -> None:
     """The store publishes head + state; that must parse as the full MoveNotification."""
+    from croupier.service.games import notification_head
     from croupier.v1.game_service_pb2 import Event
     from croupier.v1.storage_pb2 import AudiencedEvent, MoveNotification, StoredGame
-    from service.games import notification_head
 
     for size in (0, 5, 127, 128, 300, 20_000):
         game = StoredGame(game_type="vampire_queen", display_names=["x" * size])
@@ -52,10 +52,10 @@ def test_notification_head_and_state_make_a_notification() -> None:
 def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> None:
     """Every stream of a game gets the same payload: one decode, one update per seat (and one
     for the spectators), each with that audience's view and events (C-4)."""
+    from croupier.engines.registry import GAMES
+    from croupier.service.games import LoadedGame, RecentNotifications, notification_head
     from croupier.v1.game_service_pb2 import ApplyMoveResponse
     from croupier.v1.storage_pb2 import StoredGame
-    from engines.registry import GAMES
-    from service.games import LoadedGame, RecentNotifications, notification_head
 
     engine = GAMES["vampire_queen"]
     state, _ = engine.new_game(engine.options_type(), 3, 5)

@@ -20,10 +20,10 @@ import redis
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
+from croupier.service import keys
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.recent_states import RecentStates
 from croupier.v1 import game_service_pb2 as pb
-from service import keys
-from service.embedded_redis import EmbeddedRedis, free_port
-from service.recent_states import RecentStates
 from tests.service.helpers import assert_replays, create, game_id
 
 

@@ -9,8 +9,8 @@ import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from service.embedded_redis import EmbeddedRedis
-from service.resp import RespClient
+from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.resp import RespClient
 
 
 def test_commands_pipelines_and_errors() -> None:

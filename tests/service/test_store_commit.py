@@ -12,10 +12,10 @@ from dataclasses import replace
 import pytest
 import redis
 
-from service.embedded_redis import EmbeddedRedis
-from service.memory_store import MemoryStore
-from service.redis_store import RedisStore
-from service.store import Commit, Snapshot, Store
+from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.memory_store import MemoryStore
+from croupier.service.redis_store import RedisStore
+from croupier.service.store import Commit, Snapshot, Store
 
 GAME = "0123456789abcdef01234567"
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from service.web_gateway import TABLE_FOLDER, StaticFiles
+from croupier.service.web_gateway import TABLE_FOLDER, StaticFiles
 
 
 async def _rpc_app(scope: Mapping[str, Any], receive: Any, send: Any) -> None:

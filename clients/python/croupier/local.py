@@ -19,7 +19,7 @@ from types import TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-SERVER_MODULE = "service.main"
+SERVER_MODULE = "croupier.service.main"
 
 
 class ServerNotInstalled(RuntimeError):

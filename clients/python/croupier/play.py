@@ -11,7 +11,7 @@ Without `--target` it starts a server of its own. The same seed prints the same 
 `--save-record FILE` writes the finished game's record (GetGameRecord, as protobuf JSON);
 `--replay FILE` replays such a record through the rule engines, without a server, and checks
 that it ends in the recorded result (exit status 1 when it does not): the engines come with the
-server's distribution, so this runs its `service.replay` as a process. With `--target`,
+server's distribution, so this runs its `croupier.service.replay` as a process. With `--target`,
 `--open-seats` creates a game whose seats but yours are open and prints its join code, and
 `--list` prints the lobby.
 """
@@ -202,7 +202,7 @@ def _open_table(croupier: Croupier, args: argparse.Namespace, out: TextIO) -> No
     print(f"seat 0      {created.seat_credentials[0]}  (your credential: keep it secret)", file=out)
 
 
-REPLAY_MODULE = "service.replay"
+REPLAY_MODULE = "croupier.service.replay"
 
 
 def _replay_file(path: Path) -> None:

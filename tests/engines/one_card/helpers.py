@@ -1,13 +1,17 @@
 """Building One Card positions by hand and making moves in short notation.
 
-Cards are written as in `engines.one_card.cards.short_name`: R5 (red 5), B+2, Y+3, GJ (green
-Jump), RU (red U-turn), W (Rainbow), Q (Quatran). Colours: R, Y, G, B.
+Cards are written as in `croupier.engines.one_card.cards.short_name`: R5 (red 5), B+2, Y+3, GJ
+(green Jump), RU (red U-turn), W (Rainbow), Q (Quatran). Colours: R, Y, G, B.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.one_card import ENGINE
+from croupier.engines.one_card import cards as c
 from croupier.v1.one_card_pb2 import (
     OneCardCard,
     OneCardEvent,
@@ -15,10 +19,6 @@ from croupier.v1.one_card_pb2 import (
     OneCardOptions,
     OneCardState,
 )
-from engines.core.engine import Emitted
-from engines.core.errors import IllegalMove
-from engines.one_card import ENGINE
-from engines.one_card import cards as c
 from tests.engines import helpers as shared
 
 COLOR = {"R": c.RED, "Y": c.YELLOW, "G": c.GREEN, "B": c.BLUE}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.one_card import ENGINE, rules
 from croupier.v1.one_card_pb2 import OneCardMove, OneCardOptions
-from engines.core.errors import InvalidOptions
-from engines.one_card import ENGINE, rules
 from tests.engines.helpers import kinds, of_kind
 
 from .helpers import (

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from croupier.engines.one_card import ENGINE
 from croupier.v1.one_card_pb2 import OneCardEvent
-from engines.one_card import ENGINE
 from tests.engines.helpers import kinds, of_kind
 
 from .helpers import (

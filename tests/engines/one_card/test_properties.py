@@ -10,6 +10,9 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.one_card import ENGINE
+from croupier.engines.one_card import cards as c
 from croupier.v1.one_card_pb2 import (
     OneCardDeck,
     OneCardEvent,
@@ -17,9 +20,6 @@ from croupier.v1.one_card_pb2 import (
     OneCardOptions,
     OneCardState,
 )
-from engines.core.engine import Emitted
-from engines.one_card import ENGINE
-from engines.one_card import cards as c
 from tests.engines.helpers import encode
 from tests.engines.playout import MAX_MOVES, play_randomly
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
+from croupier.engines.one_card import ENGINE
 from croupier.render import one_card as render
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.one_card_pb2 import OneCardColor, OneCardEvent, OneCardOptions
-from engines.one_card import ENGINE
 from tests.engines.helpers import seat_view
 
 from .helpers import CALL, DRAW, card, catch_move, play, play_move, position

@@ -6,6 +6,9 @@ from collections import Counter
 
 import pytest
 
+from croupier.engines.core.errors import InvalidOptions, MalformedMove
+from croupier.engines.one_card import ENGINE
+from croupier.engines.one_card import cards as c
 from croupier.v1.one_card_pb2 import (
     OneCardCard,
     OneCardDeck,
@@ -13,9 +16,6 @@ from croupier.v1.one_card_pb2 import (
     OneCardOptions,
     OneCardState,
 )
-from engines.core.errors import InvalidOptions, MalformedMove
-from engines.one_card import ENGINE
-from engines.one_card import cards as c
 from tests.engines.helpers import kinds, of_kind
 
 from .helpers import (

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from croupier.engines.one_card import ENGINE
 from croupier.v1.one_card_pb2 import OneCardEvent
-from engines.one_card import ENGINE
 from tests.engines.helpers import of_kind
 
 from .helpers import (
@@ -226,7 +226,7 @@ def test_oc_4_6_rainbow_must_name_a_colour() -> None:
     """OC-4.6: a Rainbow without a colour is not a complete move (malformed)."""
     import pytest
 
-    from engines.core.errors import MalformedMove
+    from croupier.engines.core.errors import MalformedMove
 
     state = position(["W Y1 Y2", "R3 G4"], "R5")
     with pytest.raises(MalformedMove):

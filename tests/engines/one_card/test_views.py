@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.core.errors import MalformedMove
+from croupier.engines.one_card import ENGINE
+from croupier.engines.one_card import cards as c
 from croupier.v1.one_card_pb2 import OneCardMove, OneCardOptions
-from engines.core.errors import MalformedMove
-from engines.one_card import ENGINE
-from engines.one_card import cards as c
 from tests.engines.helpers import encode
 
 from .helpers import (

@@ -5,6 +5,17 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.pig_mau_mau import ENGINE
+from croupier.engines.pig_mau_mau.cards import (
+    DECK_SIZE,
+    FARMERS,
+    number_card,
+    pig_color,
+    plus_two_card,
+    skip_card,
+    tired_pig_card,
+)
 from croupier.v1.pig_mau_mau_pb2 import (
     MauCall,
     PigMauMauBet,
@@ -13,17 +24,6 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauOptions,
     PigMauMauPhase,
     PigMauMauState,
-)
-from engines.core.engine import Emitted
-from engines.pig_mau_mau import ENGINE
-from engines.pig_mau_mau.cards import (
-    DECK_SIZE,
-    FARMERS,
-    number_card,
-    pig_color,
-    plus_two_card,
-    skip_card,
-    tired_pig_card,
 )
 from tests.engines.helpers import encode as encode
 from tests.engines.helpers import kinds as kinds

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engines.core.errors import IllegalMove
-from engines.pig_mau_mau import ENGINE
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.pig_mau_mau import ENGINE
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BET,

@@ -6,11 +6,11 @@ import random
 
 import pytest
 
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.pig_mau_mau import ENGINE
+from croupier.engines.pig_mau_mau.cards import PLUS_TWOS
+from croupier.engines.pig_mau_mau.flow import required_call
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauOptions, PigMauMauState
-from engines.core.errors import IllegalMove
-from engines.pig_mau_mau import ENGINE
-from engines.pig_mau_mau.cards import PLUS_TWOS
-from engines.pig_mau_mau.flow import required_call
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BET,

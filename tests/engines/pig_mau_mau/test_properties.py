@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from croupier.engines.core.engine import Setup
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.pig_mau_mau import ENGINE
+from croupier.engines.pig_mau_mau.cards import COLOUR_NAMES
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauMove, PigMauMauOptions
-from engines.core.engine import Setup
-from engines.core.errors import IllegalMove
-from engines.pig_mau_mau import ENGINE
-from engines.pig_mau_mau.cards import COLOUR_NAMES
 from tests.engines.pig_mau_mau.positions import (
     all_cards,
     check_events_hide_secrets,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.pig_mau_mau import ENGINE
+from croupier.engines.pig_mau_mau import ENGINE
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BLACK,

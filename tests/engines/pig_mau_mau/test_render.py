@@ -7,10 +7,10 @@ import random
 
 import pytest
 
+from croupier.engines.pig_mau_mau import ENGINE
 from croupier.render import pig_mau_mau as render
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauEvent, PigMauMauOptions, PigMauMauState
-from engines.pig_mau_mau import ENGINE
 from tests.engines import helpers as shared
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,

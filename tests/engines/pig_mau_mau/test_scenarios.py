@@ -4,7 +4,7 @@ that closes the row."""
 
 from __future__ import annotations
 
-from engines.pig_mau_mau import ENGINE
+from croupier.engines.pig_mau_mau import ENGINE
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BET,

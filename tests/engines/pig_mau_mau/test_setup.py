@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.pig_mau_mau import ENGINE
+from croupier.engines.pig_mau_mau.cards import KIND, NUMBER_OF, SUIT, card_message
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauCardKind, PigMauMauOptions
-from engines.core.errors import InvalidOptions
-from engines.pig_mau_mau import ENGINE
-from engines.pig_mau_mau.cards import KIND, NUMBER_OF, SUIT, card_message
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BET,

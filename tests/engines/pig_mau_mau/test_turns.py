@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.core.errors import IllegalMove, MalformedMove
+from croupier.engines.pig_mau_mau import ENGINE
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauState
-from engines.core.errors import IllegalMove, MalformedMove
-from engines.pig_mau_mau import ENGINE
 from tests.engines import helpers as shared
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.pig_mau_mau import ENGINE
+from croupier.engines.pig_mau_mau.cards import COLOUR_NAMES
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauOptions, PigMauMauState
-from engines.core.errors import IllegalMove
-from engines.pig_mau_mau import ENGINE
-from engines.pig_mau_mau.cards import COLOUR_NAMES
 from tests.engines.pig_mau_mau.positions import (
     BEIGE,
     BET,

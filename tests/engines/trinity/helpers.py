@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from croupier.engines.core import rng
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.trinity import ENGINE
+from croupier.engines.trinity.cards import ALL_CARDS, name, parse
+from croupier.engines.trinity.setup import j_seat_of
 from croupier.v1.trinity_pb2 import (
     TRINITY_STEP_ACTION,
     TrinityEvent,
@@ -16,12 +22,6 @@ from croupier.v1.trinity_pb2 import (
     TrinityRow,
     TrinityState,
 )
-from engines.core import rng
-from engines.core.engine import Emitted
-from engines.core.errors import IllegalMove
-from engines.trinity import ENGINE
-from engines.trinity.cards import ALL_CARDS, name, parse
-from engines.trinity.setup import j_seat_of
 from tests.engines import helpers as shared
 
 ROW_INDEX = {"J": 0, "Q": 1, "K": 2}

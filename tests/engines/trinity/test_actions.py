@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.core.errors import MalformedMove
+from croupier.engines.trinity import ENGINE
+from croupier.engines.trinity.cards import name
 from croupier.v1.trinity_pb2 import (
     TRINITY_STEP_ACTION,
     TRINITY_STEP_DISCARD,
     TRINITY_STEP_SUIT_EFFECT,
     TrinityMove,
 )
-from engines.core.errors import MalformedMove
-from engines.trinity import ENGINE
-from engines.trinity.cards import name
 from tests.engines.helpers import kinds
 from tests.engines.trinity.helpers import (
     c,

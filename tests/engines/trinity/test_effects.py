@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from croupier.engines.trinity import ENGINE
+from croupier.engines.trinity.cards import name
 from croupier.v1.trinity_pb2 import (
     TRINITY_STEP_ACTION,
     TRINITY_STEP_DISCARD,
@@ -9,8 +11,6 @@ from croupier.v1.trinity_pb2 import (
     TRINITY_STEP_SUIT_EFFECT,
     TRINITY_STEP_SWAP,
 )
-from engines.trinity import ENGINE
-from engines.trinity.cards import name
 from tests.engines.helpers import kinds
 from tests.engines.trinity.helpers import (
     c,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.trinity import ENGINE
 from croupier.v1.trinity_pb2 import (
     TRINITY_OUTCOME_LOST_FACE_CARD_DISCARDED,
     TRINITY_OUTCOME_LOST_HANDS_EMPTY,
@@ -15,7 +16,6 @@ from croupier.v1.trinity_pb2 import (
     TrinityOptions,
     TrinityState,
 )
-from engines.trinity import ENGINE
 from tests.engines.helpers import kinds
 from tests.engines.trinity.helpers import (
     all_cards,

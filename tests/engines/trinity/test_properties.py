@@ -11,6 +11,10 @@ from collections.abc import Iterator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.trinity import ENGINE
+from croupier.engines.trinity.cards import ACE, SPADES, TEN, rank_of, suit_of
+from croupier.engines.trinity.rules import row_of_seat
 from croupier.v1.trinity_pb2 import (
     TRINITY_ROW_J,
     TRINITY_ROW_K,
@@ -26,10 +30,6 @@ from croupier.v1.trinity_pb2 import (
     TrinityOptions,
     TrinityState,
 )
-from engines.core.engine import Emitted
-from engines.trinity import ENGINE
-from engines.trinity.cards import ACE, SPADES, TEN, rank_of, suit_of
-from engines.trinity.rules import row_of_seat
 from tests.engines.helpers import encode
 from tests.engines.playout import play_randomly
 from tests.engines.trinity.helpers import (

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
+from croupier.engines.trinity import ENGINE
 from croupier.render import trinity as render
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.trinity_pb2 import TRINITY_ROW_K, TrinityEvent, TrinityOptions, TrinityState
-from engines.trinity import ENGINE
 from tests.engines.helpers import seat_view
 from tests.engines.trinity.helpers import (
     c,

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.registry import GAMES
+from croupier.engines.trinity import ENGINE
+from croupier.engines.trinity.cards import BW_JOKER, COLOUR_JOKER, name
 from croupier.v1.trinity_pb2 import (
     TRINITY_ROW_J,
     TRINITY_ROW_K,
@@ -12,10 +16,6 @@ from croupier.v1.trinity_pb2 import (
     TrinityOptions,
     TrinityRow,
 )
-from engines.core.errors import InvalidOptions
-from engines.registry import GAMES
-from engines.trinity import ENGINE
-from engines.trinity.cards import BW_JOKER, COLOUR_JOKER, name
 from tests.engines.helpers import kinds
 from tests.engines.trinity.helpers import (
     all_cards,

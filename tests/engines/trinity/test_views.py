@@ -3,12 +3,12 @@ step)."""
 
 from __future__ import annotations
 
+from croupier.engines.trinity import ENGINE
 from croupier.v1.trinity_pb2 import (
     TRINITY_ACTION_USE,
     TRINITY_STEP_GIFT_DISCARD,
     TRINITY_STEP_SWAP,
 )
-from engines.trinity import ENGINE
 from tests.engines.trinity.helpers import (
     c,
     cards,

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from croupier.engines.core import rng
+from croupier.engines.core.engine import Emitted
+from croupier.engines.vampire_queen import ENGINE
+from croupier.engines.vampire_queen.cards import full_deck, typed
 from croupier.v1.vampire_queen_pb2 import (
     VampireQueenEvent,
     VampireQueenMove,
     VampireQueenOptions,
     VampireQueenState,
 )
-from engines.core import rng
-from engines.core.engine import Emitted
-from engines.vampire_queen import ENGINE
-from engines.vampire_queen.cards import full_deck, typed
 from tests.engines import helpers as shared
 from tests.engines.helpers import events_of
 

@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.vampire_queen import ENGINE
+from croupier.engines.vampire_queen.cards import full_deck
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions, VampireQueenState
-from engines.core.errors import InvalidOptions
-from engines.vampire_queen import ENGINE
-from engines.vampire_queen.cards import full_deck
 from tests.engines.vampire_queen.helpers import (
     H15,
     H20,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.vampire_queen import ENGINE
+from croupier.engines.vampire_queen import ENGINE
 from tests.engines.helpers import kinds
 from tests.engines.vampire_queen.helpers import (
     H15,

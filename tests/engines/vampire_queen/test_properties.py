@@ -11,14 +11,14 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from croupier.engines.core.engine import Setup
+from croupier.engines.vampire_queen import ENGINE
+from croupier.engines.vampire_queen.cards import HUNTERS, full_deck
 from croupier.v1.vampire_queen_pb2 import (
     VampireQueenMove,
     VampireQueenOptions,
     VampireQueenState,
 )
-from engines.core.engine import Setup
-from engines.vampire_queen import ENGINE
-from engines.vampire_queen.cards import HUNTERS, full_deck
 from tests.engines.helpers import encode
 from tests.engines.playout import play_randomly
 from tests.engines.vampire_queen.helpers import (

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from croupier.engines.vampire_queen import ENGINE
+from croupier.engines.vampire_queen.cards import typed
 from croupier.render.vampire_queen import (
     describe_event,
     describe_move,
@@ -12,8 +14,6 @@ from croupier.render.vampire_queen import (
 )
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions
-from engines.vampire_queen import ENGINE
-from engines.vampire_queen.cards import typed
 from tests.engines.helpers import seat_view
 from tests.engines.vampire_queen.helpers import H20, Events, Q, pass_, play, position
 

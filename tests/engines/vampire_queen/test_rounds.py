@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engines.vampire_queen import ENGINE
-from engines.vampire_queen.cards import full_deck
+from croupier.engines.vampire_queen import ENGINE
+from croupier.engines.vampire_queen.cards import full_deck
 from tests.engines.helpers import kinds
 from tests.engines.vampire_queen.helpers import (
     H15,

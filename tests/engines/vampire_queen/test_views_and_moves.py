@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.core.errors import MalformedMove
+from croupier.engines.vampire_queen import ENGINE
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions
-from engines.core.errors import MalformedMove
-from engines.vampire_queen import ENGINE
 from tests.engines.helpers import encode
 from tests.engines.vampire_queen.helpers import (
     H15,

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from croupier.engines.core import rng
+from croupier.engines.core.engine import Emitted
+from croupier.engines.whats_your_name import ENGINE
+from croupier.engines.whats_your_name.cards import table_size
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_PLAY,
     WhatsYourNameEvent,
@@ -15,10 +19,6 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameOptions,
     WhatsYourNameState,
 )
-from engines.core import rng
-from engines.core.engine import Emitted
-from engines.whats_your_name import ENGINE
-from engines.whats_your_name.cards import table_size
 from tests.engines import helpers as shared
 
 Move = WhatsYourNameMove

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+from croupier.engines.whats_your_name import ENGINE
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_DRAFT,
     WHATS_YOUR_NAME_PHASE_FINAL,
@@ -14,7 +15,6 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameOptions,
     WhatsYourNameState,
 )
-from engines.whats_your_name import ENGINE
 from tests.engines.helpers import encode, kinds, of_kind
 from tests.engines.whats_your_name.helpers import (
     apply_all,

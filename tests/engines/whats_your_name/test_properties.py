@@ -12,6 +12,9 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.whats_your_name import ENGINE
+from croupier.engines.whats_your_name.cards import table_size
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_OVER,
     WHATS_YOUR_NAME_PHASE_PLAY,
@@ -21,9 +24,6 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameOptions,
     WhatsYourNameState,
 )
-from engines.core.engine import Emitted
-from engines.whats_your_name import ENGINE
-from engines.whats_your_name.cards import table_size
 from tests.engines.helpers import encode
 from tests.engines.playout import play_randomly
 from tests.engines.whats_your_name.helpers import (

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import random
 
+from croupier.engines.whats_your_name import ENGINE
 from croupier.render import whats_your_name as render
 from croupier.v1.game_service_pb2 import GameView
 from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameEvent,
     WhatsYourNameOptions,
 )
-from engines.whats_your_name import ENGINE
 from tests.engines.helpers import seat_view
 from tests.engines.whats_your_name.helpers import build, c, hide, mirror, play, take
 

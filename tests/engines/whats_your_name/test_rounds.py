@@ -6,6 +6,8 @@ import itertools
 
 import pytest
 
+from croupier.engines.core.errors import MalformedMove
+from croupier.engines.whats_your_name import ENGINE
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_DRAFT,
     WHATS_YOUR_NAME_PHASE_FINAL,
@@ -15,8 +17,6 @@ from croupier.v1.whats_your_name_pb2 import (
     WhatsYourNameOptions,
     WhatsYourNameState,
 )
-from engines.core.errors import MalformedMove
-from engines.whats_your_name import ENGINE
 from tests.engines.helpers import encode, kinds, of_kind
 from tests.engines.whats_your_name.helpers import (
     apply_all,

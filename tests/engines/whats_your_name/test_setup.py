@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.whats_your_name import ENGINE
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_PLAY,
     WHATS_YOUR_NAME_PRIORITY_REASON_LOT,
@@ -11,8 +13,6 @@ from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PRIORITY_REASON_YOUNGEST,
     WhatsYourNameOptions,
 )
-from engines.core.errors import InvalidOptions
-from engines.whats_your_name import ENGINE
 from tests.engines.helpers import of_kind
 from tests.engines.playout import play_randomly
 from tests.engines.whats_your_name.helpers import (

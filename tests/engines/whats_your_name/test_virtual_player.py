@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from croupier.engines.whats_your_name import ENGINE
 from croupier.v1.whats_your_name_pb2 import (
     WHATS_YOUR_NAME_PHASE_FINAL,
     WHATS_YOUR_NAME_PHASE_OVER,
     WhatsYourNameOptions,
     WhatsYourNameState,
 )
-from engines.whats_your_name import ENGINE
 from tests.engines.helpers import kinds, of_kind
 from tests.engines.whats_your_name.helpers import (
     apply_all,

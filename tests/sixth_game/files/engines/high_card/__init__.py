@@ -10,7 +10,7 @@ Files: the common layout of engines/README.md.
 
 from __future__ import annotations
 
-from engines.high_card.engine import HighCardEngine
+from croupier.engines.high_card.engine import HighCardEngine
 
 ENGINE = HighCardEngine()
 

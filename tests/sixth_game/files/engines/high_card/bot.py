@@ -5,8 +5,8 @@ It sees only its seat's view (its hand and the cards already on the trick), as e
 
 from __future__ import annotations
 
+from croupier.engines.core.bots import ScoringBot
 from croupier.v1.high_card_pb2 import HighCardMove, HighCardView
-from engines.core.bots import ScoringBot
 
 
 class StrongBot(ScoringBot):

@@ -3,6 +3,9 @@ listing), `flow` (what follows a move) and `views`; it holds no rule of its own.
 
 from __future__ import annotations
 
+from croupier.engines.core.engine import Emitted, Engine
+from croupier.engines.core.errors import IllegalMove
+from croupier.engines.high_card import flow, rules, setup, views
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.high_card_pb2 import (
     HighCardEvent,
@@ -11,9 +14,6 @@ from croupier.v1.high_card_pb2 import (
     HighCardState,
     HighCardView,
 )
-from engines.core.engine import Emitted, Engine
-from engines.core.errors import IllegalMove
-from engines.high_card import flow, rules, setup, views
 
 
 class HighCardEngine(

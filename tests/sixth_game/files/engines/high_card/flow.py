@@ -4,9 +4,9 @@ ends the game (HC-4.1)."""
 
 from __future__ import annotations
 
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.seats import left
 from croupier.v1.high_card_pb2 import HighCardEvent, HighCardState
-from engines.core.engine import Emitted
-from engines.core.seats import left
 
 Event = HighCardEvent
 Events = list[Emitted[HighCardEvent]]

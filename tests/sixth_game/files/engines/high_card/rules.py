@@ -3,9 +3,9 @@ with and `legal_moves` filters the candidates with. Its messages name nothing hi
 
 from __future__ import annotations
 
+from croupier.engines.core.errors import MalformedMove, Violation
+from croupier.engines.high_card.cards import CARDS
 from croupier.v1.high_card_pb2 import HighCardMove, HighCardState
-from engines.core.errors import MalformedMove, Violation
-from engines.high_card.cards import CARDS
 
 _NOT_YOUR_TURN = Violation("HC-3.2", "it is not your turn to play")
 _NOT_HELD = Violation("HC-3.2", "you do not hold that card")

@@ -3,12 +3,12 @@ its hand (the rest set aside, HC-2.3), seat 0 to lead (HC-2.4)."""
 
 from __future__ import annotations
 
+from croupier.engines.core import rng
+from croupier.engines.core.cards import draw
+from croupier.engines.core.engine import Emitted
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.high_card.cards import CARDS, DEFAULT_HAND_SIZE
 from croupier.v1.high_card_pb2 import HighCardEvent, HighCardOptions, HighCardState
-from engines.core import rng
-from engines.core.cards import draw
-from engines.core.engine import Emitted
-from engines.core.errors import InvalidOptions
-from engines.high_card.cards import CARDS, DEFAULT_HAND_SIZE
 
 Event = HighCardEvent
 Events = list[Emitted[HighCardEvent]]

@@ -3,9 +3,9 @@ hand, and the result (HC-4.2, HC-4.3)."""
 
 from __future__ import annotations
 
+from croupier.engines.core.scoring import build_result as build_result_of
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.high_card_pb2 import HighCardState, HighCardView
-from engines.core.scoring import build_result as build_result_of
 
 
 def build_view(state: HighCardState, seat: int | None) -> HighCardView:

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
+from croupier.engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
+from croupier.engines.high_card import ENGINE
 from croupier.v1.high_card_pb2 import HighCardMove, HighCardOptions, HighCardState
-from engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
-from engines.high_card import ENGINE
 from tests.engines.helpers import encode, received
 from tests.engines.high_card.generic import scrambled
 from tests.engines.playout import play_randomly

@@ -12,9 +12,9 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from croupier.bench.cpu import cpu_seconds, start_py_spy
-from croupier.bench.spec import ClientSpec, Phase
-from croupier.bench.stats import Sample
+from croupier.service.bench.cpu import cpu_seconds, start_py_spy
+from croupier.service.bench.spec import ClientSpec, Phase
+from croupier.service.bench.stats import Sample
 from croupier.v1.benchmark_service_pb2_grpc import BenchmarkServiceStub
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 
@@ -108,7 +108,7 @@ class Load:
             self.sample.monitored[label] = (user + system - sum(others[label])) / elapsed
             self.sample.monitored[f"{label}_sys"] = (system - others[label][1]) / elapsed
         if redis_client is not None and before is not None:
-            from croupier.bench.redis_stats import window_delta
+            from croupier.service.bench.redis_stats import window_delta
 
             _, after = await self._redis_snapshot(redis_client)
             assert after is not None
@@ -120,7 +120,7 @@ class Load:
     async def _redis_snapshot(self, client: Any) -> tuple[Any, dict[str, Any] | None]:
         if self.spec.redis_url is None or self.phase.kind != "replay":
             return None, None
-        from croupier.bench.redis_stats import connect, info_snapshot
+        from croupier.service.bench.redis_stats import connect, info_snapshot
 
         if client is None:
             return await asyncio.to_thread(connect, self.spec.redis_url), None

@@ -12,13 +12,13 @@ from typing import Any, Protocol
 
 import grpc
 
-from croupier.bench.baseline import Baseline
-from croupier.bench.cpu import pin
-from croupier.bench.load import Load, sleep_until
-from croupier.bench.play import GamePlay
-from croupier.bench.replay import Replay
-from croupier.bench.spec import ClientSpec
-from croupier.bench.stats import Sample
+from croupier.service.bench.baseline import Baseline
+from croupier.service.bench.cpu import pin
+from croupier.service.bench.load import Load, sleep_until
+from croupier.service.bench.play import GamePlay
+from croupier.service.bench.replay import Replay
+from croupier.service.bench.spec import ClientSpec
+from croupier.service.bench.stats import Sample
 
 
 class Workload(Protocol):

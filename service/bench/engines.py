@@ -13,8 +13,8 @@ from typing import Any, TextIO
 
 from google.protobuf.internal import api_implementation
 
-from croupier.bench.cpu import cpus_text, pin
-from croupier.bench.server import seats_of
+from croupier.service.bench.cpu import cpus_text, pin
+from croupier.service.bench.server import seats_of
 
 MAX_PLAYOUT_MOVES = 50_000
 
@@ -146,7 +146,7 @@ def compare_with_uno(
 
 
 def run_engine_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
-    from engines.registry import GAMES
+    from croupier.engines.registry import GAMES
 
     if args.client_cpus:
         pin(os.getpid(), args.client_cpus)

@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from croupier.bench.play import RPCS
+from croupier.service.bench.play import RPCS
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 
@@ -194,7 +194,7 @@ def game_memory(redis_url: str, names: dict[str, list[str]]) -> dict[str, Any]:
     """For finished games of each type (replayed, so every move has a request id): the stored
     StoredGame, the move log and the idempotency records, in bytes and in Redis memory (MEMORY
     USAGE, all samples)."""
-    from service import keys
+    from croupier.service import keys
 
     client = connect(redis_url)
     out: dict[str, Any] = {}

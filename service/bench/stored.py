@@ -20,8 +20,8 @@ from typing import Any, TextIO
 
 import grpc
 
-from croupier.bench.replay import request_id
-from croupier.bench.spec import Recorded
+from croupier.service.bench.replay import request_id
+from croupier.service.bench.spec import Recorded
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 
@@ -41,13 +41,13 @@ class _Source:
 
 
 def _key_suffixes() -> tuple[str, str]:
-    from service import keys
+    from croupier.service import keys
 
     return keys.game("X").split("{X}")[1], keys.log("X").split("{X}")[1]
 
 
 def _key(game_id: str, suffix: str) -> str:
-    from service import keys
+    from croupier.service import keys
 
     return keys.game(game_id).removesuffix(_key_suffixes()[0]) + suffix
 

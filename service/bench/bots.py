@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from croupier.bench.server import seats_of
+from croupier.service.bench.server import seats_of
 
 Z95 = 1.959963984540054
 COOPERATIVE = ("trinity",)
@@ -62,8 +62,8 @@ Played = tuple[int, list[int], list[float], list[float]]
 def _play_chunk(task: tuple[str, str, int, int, int, int]) -> list[Played]:
     """Games `first`..`first + count - 1` of one kind; per game: the strong seat (-1: none),
     the winners and the strong seats' decision times (wall clock, CPU)."""
-    from engines.core.bots import Bot, bot_for, play_game
-    from engines.registry import GAMES
+    from croupier.engines.core.bots import Bot, bot_for, play_game
+    from croupier.engines.registry import GAMES
 
     game, kind, seats, seed, first, count = task
     engine = GAMES[game]
@@ -112,7 +112,7 @@ def _fmt(rate: dict[str, Any]) -> str:
 
 
 def run_bots_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
-    from engines.registry import GAMES
+    from croupier.engines.registry import GAMES
 
     games_per_type: int = args.games
     games: list[str] = args.game or list(GAMES)

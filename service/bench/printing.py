@@ -6,10 +6,10 @@ import argparse
 import math
 from typing import Any, TextIO
 
-from croupier.bench.cpu import cpus_text
-from croupier.bench.play import RPCS
-from croupier.bench.server import Server
-from croupier.bench.stats import ratio
+from croupier.service.bench.cpu import cpus_text
+from croupier.service.bench.play import RPCS
+from croupier.service.bench.server import Server
+from croupier.service.bench.stats import ratio
 
 COLUMNS = ("calls_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms")
 

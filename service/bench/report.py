@@ -11,12 +11,12 @@ from typing import Any
 
 from google.protobuf.internal import api_implementation
 
-from croupier.bench.baseline import BASELINE, BASELINE_RPC
-from croupier.bench.play import RPCS
-from croupier.bench.redis_stats import per_move
-from croupier.bench.server import Server
-from croupier.bench.spec import Phase
-from croupier.bench.stats import Figures, Sample, num, ratio
+from croupier.service.bench.baseline import BASELINE, BASELINE_RPC
+from croupier.service.bench.play import RPCS
+from croupier.service.bench.redis_stats import per_move
+from croupier.service.bench.server import Server
+from croupier.service.bench.spec import Phase
+from croupier.service.bench.stats import Figures, Sample, num, ratio
 
 SATURATED = 0.9  # share of one core above which a process counts as the bottleneck
 NEAR_SATURATED = 0.75

@@ -21,12 +21,12 @@ from typing import Any, TextIO
 
 import grpc
 
-from croupier.bench.cpu import cpu_seconds, pin, rss_bytes
-from croupier.bench.load import reason_of
-from croupier.bench.replay import record_games, request_id
-from croupier.bench.server import seats_of, server_for
-from croupier.bench.spec import Recorded
-from croupier.bench.stats import Figures, Sample, num
+from croupier.service.bench.cpu import cpu_seconds, pin, rss_bytes
+from croupier.service.bench.load import reason_of
+from croupier.service.bench.replay import record_games, request_id
+from croupier.service.bench.server import seats_of, server_for
+from croupier.service.bench.spec import Recorded
+from croupier.service.bench.stats import Figures, Sample, num
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 

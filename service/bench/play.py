@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.bench.load import Load
+from croupier.service.bench.load import Load
 from croupier.v1 import game_service_pb2 as pb
 
 RPCS = ("apply_move", "list_legal_moves", "get_game", "create_game")

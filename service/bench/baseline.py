@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from croupier.bench.load import Load
-from croupier.bench.spec import Payload
-from croupier.bench.stats import Sample
+from croupier.service.bench.load import Load
+from croupier.service.bench.spec import Payload
+from croupier.service.bench.stats import Sample
 from croupier.v1.benchmark_service_pb2 import EchoRequest, EchoResponse
 
 BASELINE = "baseline"

@@ -34,14 +34,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from croupier.bench.bot_seats import run_bot_seats_bench
-from croupier.bench.bots import run_bots_bench
-from croupier.bench.cpu import parse_cpus, py_spy
-from croupier.bench.engines import run_engine_bench
-from croupier.bench.long_game import run_long_game_bench
-from croupier.bench.service import run_service_bench
-from croupier.bench.watch import run_watch_bench
 from croupier.messages import GAME_TYPES
+from croupier.service.bench.bot_seats import run_bot_seats_bench
+from croupier.service.bench.bots import run_bots_bench
+from croupier.service.bench.cpu import parse_cpus, py_spy
+from croupier.service.bench.engines import run_engine_bench
+from croupier.service.bench.long_game import run_long_game_bench
+from croupier.service.bench.service import run_service_bench
+from croupier.service.bench.watch import run_watch_bench
 
 
 def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:

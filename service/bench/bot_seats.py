@@ -23,9 +23,9 @@ from typing import Any, TextIO
 
 import grpc
 
-from croupier.bench.cpu import cpu_seconds, pin
-from croupier.bench.load import reason_of
-from croupier.bench.server import BENCH_OPERATOR_KEY, seats_of, server_for
+from croupier.service.bench.cpu import cpu_seconds, pin
+from croupier.service.bench.load import reason_of
+from croupier.service.bench.server import BENCH_OPERATOR_KEY, seats_of, server_for
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 

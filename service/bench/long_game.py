@@ -22,12 +22,12 @@ from typing import Any, TextIO
 
 import grpc
 
-from croupier.bench.cpu import cpu_seconds, pin
-from croupier.bench.replay import request_id
-from croupier.bench.server import seats_of, server_for
-from croupier.bench.spec import Recorded
-from croupier.bench.stats import Figures, Sample, num
 from croupier.bots import RandomBot
+from croupier.service.bench.cpu import cpu_seconds, pin
+from croupier.service.bench.replay import request_id
+from croupier.service.bench.server import seats_of, server_for
+from croupier.service.bench.spec import Recorded
+from croupier.service.bench.stats import Figures, Sample, num
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 
@@ -38,7 +38,7 @@ SLICES = 8
 
 def record_long_match(seats: int, moves: int, seed: int) -> Recorded:
     """The first `moves` moves of a One Card match (random bots) at least that long."""
-    from engines.registry import GAMES
+    from croupier.engines.registry import GAMES
 
     engine = GAMES[GAME]
     chooser = random.Random(f"long/{seed}")
@@ -130,7 +130,7 @@ async def _play(
 def _log_figures(redis_url: str, name: str) -> dict[str, Any]:
     import redis
 
-    from service import keys
+    from croupier.service import keys
 
     game_id = name.removeprefix("games/")
     with redis.Redis.from_url(redis_url) as client:

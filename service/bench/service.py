@@ -11,15 +11,15 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TextIO
 
-from croupier.bench.client_process import run_client
-from croupier.bench.cpu import pin
-from croupier.bench.printing import header, print_service
-from croupier.bench.replay import lanes_per_game, record_games
-from croupier.bench.report import service_report
-from croupier.bench.server import Server, seats_of, server_for
-from croupier.bench.spec import ClientSpec, Phase
-from croupier.bench.stats import Sample
 from croupier.messages import GAME_TYPES
+from croupier.service.bench.client_process import run_client
+from croupier.service.bench.cpu import pin
+from croupier.service.bench.printing import header, print_service
+from croupier.service.bench.replay import lanes_per_game, record_games
+from croupier.service.bench.report import service_report
+from croupier.service.bench.server import Server, seats_of, server_for
+from croupier.service.bench.spec import ClientSpec, Phase
+from croupier.service.bench.stats import Sample
 
 GAP_S = 0.3  # between phases: the last calls of one drain before the next starts
 
@@ -73,7 +73,7 @@ def run_service_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
     with server_for(args) as server:
         stored = None
         if args.stored_games:
-            from croupier.bench import stored as stored_games
+            from croupier.service.bench import stored as stored_games
 
             assert server.redis_url, "--stored-games needs the server's Redis"
             stored = stored_games.fill(
@@ -149,7 +149,7 @@ def _redis_counts(
     keys of replayed games; None without a known Redis."""
     if not server.redis_url or args.no_redis_count or server.cluster:
         return None
-    from croupier.bench.redis_stats import count_round_trips, game_memory
+    from croupier.service.bench.redis_stats import count_round_trips, game_memory
 
     try:
         counts = count_round_trips(

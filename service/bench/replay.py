@@ -11,9 +11,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.bench.load import Load
-from croupier.bench.spec import Recorded
 from croupier.bots import RandomBot
+from croupier.service.bench.load import Load
+from croupier.service.bench.spec import Recorded
 from croupier.v1 import game_service_pb2 as pb
 
 MAX_GAME_MOVES = 50_000
@@ -26,7 +26,7 @@ def record_games(
 ) -> dict[str, tuple[Recorded, ...]]:
     """`count` complete games of each type, played with random bots by the engines in this
     process (the server runs the same engines: a replay that diverges is an error)."""
-    from engines.registry import GAMES
+    from croupier.engines.registry import GAMES
 
     chooser = random.Random(f"replay/{seed}")
     recorded: dict[str, tuple[Recorded, ...]] = {}

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from croupier.bench.cpu import affinity, find_redis_child, pin
 from croupier.local import LocalServer
+from croupier.service.bench.cpu import affinity, find_redis_child, pin
 
 # The operator key of a started server (bot-only games need one): a bench's own, never a secret.
 BENCH_OPERATOR_KEY = "croupier-bench-operator-key"
@@ -104,7 +104,7 @@ class LocalCluster:
     """Redis Cluster masters on loopback (no replicas), each its own redis-server."""
 
     def __init__(self, masters: int) -> None:
-        from service.embedded_redis import EmbeddedRedis, free_port
+        from croupier.service.embedded_redis import EmbeddedRedis, free_port
 
         self.nodes = [
             EmbeddedRedis(
@@ -153,7 +153,7 @@ def seats_of(games: list[str], seats: int | None) -> dict[str, int]:
     """Seats of each game: `seats` within the game's range, or by default its largest count
     (the heaviest states and views), from the registry."""
     try:
-        from engines.registry import GAMES
+        from croupier.engines.registry import GAMES
     except Exception:
         return dict.fromkeys(games, seats or 4)
     out = {}
