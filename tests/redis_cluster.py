@@ -9,8 +9,18 @@ import time
 from types import TracebackType
 
 import redis
+from redis.cluster import RedisCluster
 
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.redis_client import is_cluster_url
+
+
+def direct_client(store_url: str) -> redis.Redis:
+    """A direct client of a store (single Redis, or a `redis+cluster://` URL), to inspect what
+    the servers wrote."""
+    if is_cluster_url(store_url):
+        return RedisCluster.from_url(store_url.replace("+cluster", ""))  # type: ignore[return-value]
+    return redis.Redis.from_url(store_url)
 
 
 class EmbeddedRedisCluster:

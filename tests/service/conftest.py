@@ -9,13 +9,11 @@ from pathlib import Path
 
 import pytest
 import redis
-from redis.cluster import RedisCluster
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
 from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.redis_client import is_cluster_url
-from tests.redis_cluster import EmbeddedRedisCluster
+from tests.redis_cluster import EmbeddedRedisCluster, direct_client
 
 
 @pytest.fixture(scope="session", params=["redis", "cluster"])
@@ -32,11 +30,7 @@ def store_url(request: pytest.FixtureRequest) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def redis_client(store_url: str) -> Iterator[redis.Redis]:
     """A direct client of the store, to inspect what the servers wrote."""
-    client: redis.Redis = (
-        RedisCluster.from_url(store_url.replace("+cluster", ""))  # type: ignore[assignment]
-        if is_cluster_url(store_url)
-        else redis.Redis.from_url(store_url)
-    )
+    client = direct_client(store_url)
     yield client
     client.close()
 

@@ -16,7 +16,6 @@ from typing import Any, TypeVar, cast
 import grpc
 import pytest
 import redis
-from redis.cluster import RedisCluster
 
 from croupier.client import Croupier
 from croupier.engines.registry import GAMES
@@ -26,14 +25,13 @@ from croupier.play import options_for
 from croupier.service import clocks, keys
 from croupier.service.config import Settings
 from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.redis_client import is_cluster_url
 from croupier.service.redis_store import RedisStore
 from croupier.service.replay import replay
 from croupier.service.servicer import GameService
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import LoggedMove
-from tests.redis_cluster import EmbeddedRedisCluster
+from tests.redis_cluster import EmbeddedRedisCluster, direct_client
 from tests.service.helpers import game_id, stored
 
 T = TypeVar("T")
@@ -142,11 +140,7 @@ def replicas(own_store: str, fake: FakeClock) -> Iterator[Replicas]:
 
 @pytest.fixture(scope="module")
 def own_redis(own_store: str) -> Iterator[redis.Redis]:
-    client: redis.Redis = (
-        RedisCluster.from_url(own_store.replace("+cluster", ""))  # type: ignore[assignment]
-        if is_cluster_url(own_store)
-        else redis.Redis.from_url(own_store)
-    )
+    client = direct_client(own_store)
     yield client
     client.close()
 
@@ -217,6 +211,32 @@ def test_each_deadline_fires_once_by_two_replicas(
     print(f"fake clock: timeouts fired {total}, deadlines passed {total}, doubled 0")
 
 
+def race(
+    replicas: Replicas,
+    croupier: Croupier,
+    name: str,
+    credential: str,
+    move: pb.Move,
+    etag: str,
+    sweep_first: bool,
+) -> bool:
+    """A move made at the etag of the view that showed the deadline, racing the sweep of the
+    deadline (`sweep_first`: the sweep is done before the move is sent, so the move's etag is
+    stale); whether the move was written."""
+    sweeping = replicas.submit(replicas._sweep())
+    if sweep_first:
+        sweeping.result(timeout=60)
+    try:
+        croupier.apply(name, credential, move, etag=etag)
+        applied = True
+    except CroupierError as error:
+        if error.reason != "ETAG_MISMATCH":
+            raise
+        applied = False
+    sweeping.result(timeout=60)
+    return applied
+
+
 def test_a_move_before_the_deadline_wins_and_never_both(
     replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
 ) -> None:
@@ -245,17 +265,7 @@ def test_a_move_before_the_deadline_wins_and_never_both(
         credential = created.seat_credentials[seat]
         move = croupier.legal_moves(created.name, credential)[0]
         fake.now = deadline
-        sweeping = replicas.submit(replicas._sweep())
-        if seed % 2:
-            sweeping.result(timeout=60)  # the timeout first: the move's etag is stale
-        try:
-            croupier.apply(created.name, credential, move, etag=view.etag)
-            applied = True
-        except CroupierError as error:
-            if error.reason != "ETAG_MISMATCH":
-                raise
-            applied = False
-        sweeping.result(timeout=60)
+        applied = race(replicas, croupier, created.name, credential, move, view.etag, seed % 2 == 1)
         (entry,) = logged(own_redis, created.name)  # one of the two, never both
         assert (entry.timeout_deadline_ms == 0) == applied
         moved += applied
@@ -538,17 +548,7 @@ def test_a_move_and_a_forfeit_at_the_same_moment_never_both(
         credential = created.seat_credentials[seat]
         move = first_move(croupier, created.name, credential)
         fake.now = deadline
-        sweeping = replicas.submit(replicas._sweep())
-        if seed % 2:
-            sweeping.result(timeout=60)  # the forfeit first: the move's etag is stale
-        try:
-            croupier.apply(created.name, credential, move, etag=view.etag)
-            applied = True
-        except CroupierError as error:
-            if error.reason != "ETAG_MISMATCH":
-                raise
-            applied = False
-        sweeping.result(timeout=60)
+        applied = race(replicas, croupier, created.name, credential, move, view.etag, seed % 2 == 1)
         after = croupier.get(created.name)
         assert after.HasField("forfeited_seat") != applied
         assert len(logged(own_redis, created.name)) == int(applied)
