@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.deploy import DEPLOY, REPO
+from tests.packaging.wheels import build_wheel
 
 DOCKERFILE = DEPLOY / "Dockerfile"
 DOCKERIGNORE = DEPLOY / "Dockerfile.dockerignore"
@@ -237,25 +238,6 @@ def build_context(destination: Path) -> None:
                     (into / inside).symlink_to(file.readlink())
                 else:
                     shutil.copyfile(file, into / inside)
-
-
-def build_wheel(source: Path, wheels: Path) -> zipfile.ZipFile:
-    """The wheel of the project at `source`, built as pip builds it (setuptools' backend)."""
-    built = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from setuptools import build_meta;"
-            " print(build_meta.build_wheel(sys.argv[1]))",
-            str(wheels),
-        ],
-        cwd=source,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert built.returncode == 0, built.stderr[-3000:]
-    return zipfile.ZipFile(wheels / built.stdout.strip().splitlines()[-1])
 
 
 def wheel_parts(wheel: zipfile.ZipFile) -> tuple[set[str], str, str]:

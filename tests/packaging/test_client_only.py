@@ -15,12 +15,12 @@ import subprocess
 import sys
 import sysconfig
 import venv
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from croupier.local import LocalServer
+from tests.packaging.wheels import build_wheel
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENT = REPO / "clients" / "python"
@@ -84,30 +84,25 @@ def client_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("client-only")
     wheels = folder / "wheels"
     wheels.mkdir()
-    built = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from setuptools import build_meta;"
-            " print(build_meta.build_wheel(sys.argv[1]))",
-            str(wheels),
-        ],
-        cwd=CLIENT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    wheel = wheels / built.stdout.strip().splitlines()[-1]
-    with zipfile.ZipFile(wheel) as archive:
+    wheel = build_wheel(CLIENT, wheels)
+    with wheel:
         assert not [
-            n for n in archive.namelist() if n.startswith(("croupier/engines", "croupier/service"))
+            n for n in wheel.namelist() if n.startswith(("croupier/engines", "croupier/service"))
         ]
     environment = folder / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(wheel)],
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--no-deps",
+            str(wheel.filename),
+        ],
         check=True,
         timeout=300,
     )
