@@ -186,7 +186,8 @@ def test_timeouts_fire_once_when_a_replica_is_killed(
 def test_timeout_lateness_over_a_thousand_deadlines(
     pair: tuple[LocalServer, LocalServer], redis_client: redis.Redis
 ) -> None:
-    """100 idle games with 1 s clocks for 11 s on two replicas: at least 1,000 deadlines."""
+    """100 idle games with 1 s clocks on two replicas, until at least 1,000 deadlines have
+    passed (about 11 s; longer on a busy machine, whose late timeouts leave fewer per second)."""
     a, b = pair
     with Croupier(a.target) as via_a, Croupier(b.target) as via_b:
         names = [
@@ -197,6 +198,11 @@ def test_timeout_lateness_over_a_thousand_deadlines(
         ]
     time.sleep(11.5)
     lateness, fired, passed = check_timeouts(redis_client, names)
+    for _ in range(30):
+        if fired >= 1_000:
+            break
+        time.sleep(1)
+        lateness, fired, passed = check_timeouts(redis_client, names)
     lateness.sort()
     p50 = lateness[len(lateness) // 2]
     p99 = lateness[int(len(lateness) * 0.99)]
