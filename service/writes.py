@@ -145,7 +145,7 @@ class GameWrites:
         """Put the game's next deadline in the due index, before the write that sets it (so a
         process killed between the two leaves no deadline unindexed; an entry whose write is
         then refused is only a hint, checked against the game's own state when it is due).
-        `latest`: index it no later than that (the sweep's put-back, see `TurnClocks._fire`)."""
+        `latest`: index it no later than that (the sweep's put-back, see `ClockSweep._fire`)."""
         deadline = clocks.next_deadline(game)
         if deadline is not None and latest is not None:
             deadline = min(deadline, latest)
