@@ -1,5 +1,6 @@
 """What the lobby RPCs share: player ids, ListGames' filter and page tokens, game summaries and
-the event feed's entries. The RPCs themselves are in service/servicer.py."""
+the event feed's entries. The RPCs themselves are in service/lobby_calls.py (their request
+checks in service/servicer.py)."""
 
 from __future__ import annotations
 

@@ -1,29 +1,27 @@
-"""The GameService implementation: request validation, credentials, the read-validate-write
-loop of a move, and the watch streams. Rules live in the engines; storage in the store."""
+"""The GameService: each RPC's request validation and credentials, then the step that serves
+it; the read-validate-write loop of a move and the watch streams are here too. Rules live in the
+engines, storage in the store; a move's checks and write are in service/moves.py, the lobby's
+RPCs in service/lobby_calls.py, bot seats in service/bot_seats.py, the turn clocks' sweep in
+service/clock_sweep.py, and the reads and writes they share in service/writes.py."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator
 
 import grpc
-import structlog
 
 from croupier.engines.core import rng
-from croupier.engines.core.bots import MAX_MOVES as MAX_BOT_MOVES
-from croupier.engines.core.bots import bot_for, decision_rng
-from croupier.engines.core.engine import Emitted
-from croupier.engines.core.errors import IllegalMove, InvalidOptions, MalformedMove
+from croupier.engines.core.errors import InvalidOptions
 from croupier.engines.registry import GAMES
-from croupier.service import auth, bots, clocks, errors, keys, lobby, metrics, overload
+from croupier.service import auth, bots, callers, clocks, errors, lobby, metrics, moves, overload
+from croupier.service.bot_seats import BotSeats
 from croupier.service.calls import CallLog, streaming, unary
+from croupier.service.clock_sweep import ClockSweep
 from croupier.service.config import Settings
 from croupier.service.fanout import WatchQueue
 from croupier.service.games import (
@@ -31,19 +29,16 @@ from croupier.service.games import (
     RecentNotifications,
     etag_of,
     game_name,
-    notification_head,
-    open_seats,
-    player_ids,
     replayed_updates,
 )
 from croupier.service.limits import RateLimiter, WatcherCount, peer_address
+from croupier.service.lobby_calls import LobbyCalls, game_record
 from croupier.service.recent_states import RecentStates
-from croupier.service.store import Commit, IndexEntry, Snapshot, Store, StoreUnavailable, Update
+from croupier.service.store import Commit, Snapshot, Store
+from croupier.service.writes import GameWrites
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
-from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, MoveNotification, StoredGame
-
-log = structlog.get_logger(__name__)
+from croupier.v1.storage_pb2 import IdempotencyRecord, StoredGame
 
 # Calls whose bearer token, on a server without operator keys, proves nothing (anyone may
 # create a game, nobody is an operator) or that take none (JoinGame): rate-limited per address,
@@ -57,7 +52,6 @@ _CREDENTIAL_REFUSALS = frozenset(
 )
 _ADDRESS_LIMITED = frozenset({"CreateGame", "ListGames", "ReissueCredential", "JoinGame"})
 MAX_JOIN_CODE = 256
-LOBBY_PREFIX = keys.lobby_index(0).rsplit(":", 1)[0] + ":"
 
 # Matched whole (fullmatch): `$` would also accept a trailing newline.
 _ID = re.compile(r"[0-9a-f]{24}")
@@ -96,14 +90,6 @@ def _deadline_ms(context: grpc.aio.ServicerContext) -> int:
     return 0 if remaining is None else int((time.time() + remaining) * 1000)
 
 
-def _digest(*parts: bytes) -> bytes:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(len(part).to_bytes(4, "big"))
-        h.update(part)
-    return h.digest()
-
-
 class GameService(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, store: Store, settings: Settings) -> None:
         self._store = store
@@ -119,11 +105,20 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
         self.overload = overload.Overload(settings.max_calls_in_flight, settings.max_watch_streams)
-        self._page_secret: bytes | None = (
-            settings.page_token_secret.encode() if settings.page_token_secret else None
-        )
-        # The bot seats this process is playing now, one task per game.
-        self._bot_tasks: dict[str, asyncio.Task[None]] = {}
+        self._writes = GameWrites(store, settings, self._states)
+        self._bots = BotSeats(self._writes)
+        self._clocks = ClockSweep(self._writes, self._bots)
+        page_secret = settings.page_token_secret.encode() if settings.page_token_secret else None
+        self._lobby = LobbyCalls(self._writes, self._bots, page_secret)
+        # The steps ApplyMove and the watch streams take, under the servicer's own names.
+        self._read = self._writes.read
+        self._load = self._writes.load
+        self._load_with_log = self._writes.load_with_log
+        self._schedule_view = self._writes.schedule_view
+        self._feed_move = self._writes.feed_move
+        self._start_bots = self._bots.start_bots
+        self._start_bots_of = self._bots.start_bots_of
+        self._come_back = self._clocks.come_back
 
     def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
         """Refuse a call over its credential's rate, or, without a credential, over its
@@ -170,33 +165,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         if error.reason in _CREDENTIAL_REFUSALS:
             self._refused.acquire(peer_address(context.peer()))
 
-    async def _read(self, game_id: str, request_id: str | None = None) -> Snapshot:
-        """The game (and the record of `request_id`) from the store."""
-        snapshot = await self._store.load(game_id, request_id)
-        if snapshot is None:
-            self._states.forget(game_id)
-            raise errors.game_not_found(game_name(game_id))
-        self._states.put(game_id, snapshot.version, snapshot.data)
-        return snapshot
-
-    @staticmethod
-    def _decode(game_id: str, snapshot: Snapshot, call: CallLog) -> LoadedGame:
-        game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
-        call.game_type = game.engine.game_type
-        return game
-
-    async def _load(self, game_id: str, call: CallLog) -> LoadedGame:
-        return self._decode(game_id, await self._read(game_id), call)
-
-    @staticmethod
-    def _seat(game: LoadedGame, call: CallLog, *, required: bool) -> int | None:
-        if call.token is None:
-            if required:
-                raise errors.credential_missing()
-            return None
-        seat = auth.seat_of(call.token, game.stored.credential_hashes)
-        call.seat = seat
-        return seat
+    _seat = staticmethod(callers.seat)
 
     @unary
     async def CreateGame(
@@ -252,7 +221,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         levels = self._check_bot_levels(request, call)
         clock = clocks.check(request.clock)
         _check_request_id(request.request_id)
-        digest = _digest(request.SerializeToString(deterministic=True))
+        digest = moves.digest_of(request.SerializeToString(deterministic=True))
         # With operator keys the record is the key's own: another key (or a guess) sending the
         # same request id gets a game of its own, never this one's seat credentials.
         record_id = auth.scoped_request_id(
@@ -298,9 +267,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = game_id
         game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
         clocks.refresh(game, None, clocks.now_ms())
-        await self._schedule(game)
-        await self._write_new(game)
-        self._start_bots(game)
+        await self._writes.schedule(game)
+        await self._writes.write_new(game)
+        self._bots.start_bots(game)
         response = pb.CreateGameResponse(
             name=game_name(game_id),
             etag=game.etag,
@@ -317,68 +286,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             )
             return self._replayed_create(kept, digest, call)
         return response
-
-    async def _write_new(self, game: LoadedGame) -> None:
-        """Store a new game: its listing entries first, then the game (an entry whose game is
-        missing is skipped by listings, and dropped once old: never a game no index lists),
-        then its feed event."""
-        stored, game_id = game.stored, game.game_id
-        await self._store.index_add(_index_entries(game))
-        data = stored.SerializeToString()
-        await self._store.create(game_id, data, self._settings.game_ttl_seconds)
-        self._states.put(game_id, 1, data)
-        await self._feed(
-            pb.FeedEvent.Kind.KIND_GAME_CREATED,
-            game_id,
-            1,
-            game.engine.game_type,
-            player_ids(stored, game.state.seats),
-        )
-
-    async def _feed(
-        self,
-        kind: pb.FeedEvent.Kind.ValueType,
-        game_id: str,
-        version: int,
-        game_type: str,
-        players: list[str],
-        seat: int = -1,
-        result: pb.GameView | None = None,
-    ) -> None:
-        """Append to the event feed after the game's own write. Never fails the call (the
-        game's write is made): a store failure here is logged and counted, and that event is
-        lost (docs/api.md, "The event feed")."""
-        stream, event, fields = lobby.feed_event(
-            kind, game_id, version, game_type, players, seat, result
-        )
-        try:
-            await self._store.feed_append(stream, event, fields, self._settings.feed_max_len)
-        except StoreUnavailable as exc:
-            metrics.FEED_LOST.inc()
-            log.warning("feed_append_failed", game=game_id, kind=fields["kind"], error=str(exc))
-
-    async def _update(self, game: LoadedGame, ttl_seconds: int | None = None) -> Snapshot | None:
-        """Write `game` (changed, not by a move) if the store still holds its version: None
-        once written, else the game as the store holds it now (GAME_NOT_FOUND when gone)."""
-        data = game.stored.SerializeToString()
-        head = notification_head(pb_notification(game.version + 1), len(data))
-        over = game.over
-        if ttl_seconds is None:
-            ttl_seconds = (
-                self._settings.finished_ttl_seconds if over else self._settings.game_ttl_seconds
-            )
-        result = await self._store.update(
-            Update(game.game_id, game.version, data, head, ttl_seconds)
-        )
-        if result.written:
-            game.version += 1
-            self._states.put(game.game_id, game.version, data)
-            return None
-        if result.current is None:
-            self._states.forget(game.game_id)
-            raise errors.game_not_found(game_name(game.game_id))
-        self._states.put(game.game_id, result.current.version, result.current.data)
-        return result.current
 
     async def _rematch(self, request: pb.CreateGameRequest, call: CallLog) -> pb.CreateGameResponse:
         """CreateGame with rematch_of: the finished game's setup with a new seed, once."""
@@ -404,45 +311,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = old_id
         old = await self._load(old_id, call)
         self._caller_of(old, call)
-        new: LoadedGame | None = None
-        for _ in range(self._settings.max_commit_attempts):
-            if old.stored.rematch:
-                if new is not None:  # another call named its rematch first: keep that one
-                    await self._store.delete(new.game_id)
-                    self._states.forget(new.game_id)
-                made = await self._load(old.stored.rematch, call)
-                return pb.CreateGameResponse(
-                    name=game_name(made.game_id), etag=made.etag, view=made.view(None)
-                )
-            if not old.over:
-                raise errors.failed_precondition(
-                    errors.Reason.GAME_NOT_FINISHED,
-                    "rematch_of",
-                    "a rematch is made of a finished game",
-                )
-            if new is None:
-                new = _rematch_of(old)
-                clocks.refresh(new, None, clocks.now_ms())
-                await self._schedule(new)
-                await self._write_new(new)
-            old.stored.rematch = new.game_id
-            current = await self._update(old)
-            if current is None:
-                call.game = new.game_id
-                self._start_bots(new)
-                return pb.CreateGameResponse(
-                    name=game_name(new.game_id), etag=new.etag, view=new.view(None)
-                )
-            old = self._decode(old_id, current, call)
-        raise errors.contention()
+        return await self._lobby.rematch(old, call)
 
     def _caller_of(self, game: LoadedGame, call: CallLog) -> int | None:
         """A seat of the game (its seat), or the operator (None); refused otherwise."""
-        if call.token is None:
-            raise errors.credential_missing()
-        if self._operator_hashes and auth.is_operator(call.token, self._operator_hashes):
-            return None
-        return self._seat(game, call, required=True)
+        return callers.caller_of(game, call, self._operator_hashes)
 
     @staticmethod
     def _replayed_create(kept: bytes, digest: bytes, call: CallLog) -> pb.CreateGameResponse:
@@ -555,140 +428,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> tuple[pb.ApplyMoveResponse, Commit | None]:
         """The response to the move on `snapshot`, and the write that records it (None: the
         request was applied before and its response is the one recorded then)."""
-        game = self._decode(game_id, snapshot, call)
-        seat = self._seat(game, call, required=True)
-        assert seat is not None
-        digest = _digest(
-            seat.to_bytes(2, "big"), request.move.SerializeToString(deterministic=True)
+        return moves.decide(
+            self._settings, game_id, snapshot, request, request_id, deadline_ms, call
         )
-        if snapshot.record is not None:
-            record = IdempotencyRecord.FromString(snapshot.record)
-            if record.request_digest != digest:
-                raise errors.request_id_reused()
-            return pb.ApplyMoveResponse.FromString(record.response), None
-        if request.etag and request.etag != game.etag:
-            raise errors.etag_mismatch(game.etag)
-        return self._play(game, seat, request, request_id, digest, deadline_ms, call)
-
-    def _play(
-        self,
-        game: LoadedGame,
-        seat: int,
-        request: pb.ApplyMoveRequest,
-        request_id: str | None,
-        digest: bytes,
-        deadline_ms: int,
-        call: CallLog,
-    ) -> tuple[pb.ApplyMoveResponse, Commit]:
-        """Apply the move to the loaded game; the response and the write that records it
-        (under `request_id`, the store's name of the request id: auth.scoped_request_id)."""
-        if game.waiting:
-            raise errors.failed_precondition(
-                errors.Reason.GAME_WAITING,
-                "move",
-                "the game is waiting for players: no moves until every seat is claimed",
-            )
-        if game.stored.clock.HasField("forfeited_seat"):
-            raise errors.game_forfeited(game.stored.clock.forfeited_seat)
-        move = game.unwrap_move(request.move)
-        if move is None:
-            raise errors.invalid_argument(
-                errors.Reason.MOVE_GAME_MISMATCH,
-                "move",
-                f"this game is {game.engine.game_type!r}: set move.{game.engine.game_type}",
-            )
-        call.move = game.engine.move_kind(move) or None
-        try:
-            emitted = game.engine.apply(game.state, seat, move)
-        except IllegalMove as exc:
-            raise errors.illegal_move(exc.rule_id, exc.message) from exc
-        except MalformedMove as exc:
-            raise errors.invalid_argument(
-                errors.Reason.MALFORMED_MOVE,
-                f"move.{game.engine.game_type}.{exc.field}",
-                exc.message,
-            ) from exc
-        return self._move_commit(game, seat, request.move, emitted, request_id, digest, deadline_ms)
-
-    def _move_commit(
-        self,
-        game: LoadedGame,
-        seat: int,
-        move: pb.Move,
-        emitted: Sequence[Emitted[Any]],
-        request_id: str | None,
-        digest: bytes,
-        deadline_ms: int,
-        timeout: tuple[int, int] | None = None,
-        by: clocks.By = "seat",
-    ) -> tuple[pb.ApplyMoveResponse, Commit]:
-        """The response to a move `seat` made on `game` (applied to its state, which emitted
-        `emitted`) and the write that records it: one write, log entry and notification per
-        move, whether a credential's (ApplyMove) or the service's (`by`: a bot or away seat's,
-        or a timeout's)."""
-        expected = game.version
-        game.version += 1
-        game.stored.move_count += 1
-        clocks.refresh(game, seat, clocks.now_ms(), by)
-        response = pb.ApplyMoveResponse(etag=game.etag)
-        game.add_events(response.events, emitted, seat)
-        game.fill_view(response.view, seat)
-        over = game.over
-        data = game.stored.SerializeToString()
-        head = notification_head(game.notification(emitted), len(data))
-        record = None
-        if request_id is not None:
-            record = IdempotencyRecord(
-                request_digest=digest, response=response.SerializeToString()
-            ).SerializeToString()
-        commit = Commit(
-            game_id=game.game_id,
-            expected_version=expected,
-            data=data,
-            log_entry=LoggedMove(
-                seat=seat,
-                move=move,
-                version=game.version,
-                timeout_deadline_ms=timeout[0] if timeout else 0,
-                timeout_fired_ms=timeout[1] if timeout else 0,
-            ).SerializeToString(),
-            notification_head=head,
-            ttl_seconds=self._settings.finished_ttl_seconds
-            if over
-            else self._settings.game_ttl_seconds,
-            request_id=request_id,
-            record=record,
-            record_ttl_seconds=self._settings.request_ttl_seconds,
-            deadline_ms=deadline_ms,
-        )
-        return response, commit
-
-    async def _feed_move(self, game_id: str, version: int, response: pb.ApplyMoveResponse) -> None:
-        """The feed entries of a move just written: the game's end, and with --feed-moves every
-        move (each one more round trip, after the move's own: docs/scaling.md)."""
-        view = response.view
-        finished = view.HasField("result")
-        if not finished and not self._settings.feed_moves:
-            return
-        players = list(view.player_ids)
-        if self._settings.feed_moves:
-            await self._feed(
-                pb.FeedEvent.Kind.KIND_MOVE,
-                game_id,
-                version,
-                view.game_type,
-                players,
-                seat=view.viewer_seat,
-            )
-        if finished:
-            await self._feed(
-                pb.FeedEvent.Kind.KIND_GAME_FINISHED,
-                game_id,
-                version,
-                view.game_type,
-                players,
-                result=view,
-            )
 
     @unary
     async def JoinGame(
@@ -709,103 +451,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 "display_name",
                 f"a display name is printable and at most {MAX_DISPLAY_NAME} characters",
             )
-        code_hash = auth.credential_hash(request.join_code)
-        game = await self._load(game_id, call)
-        indexed = False
-        for _ in range(self._settings.max_commit_attempts):
-            stored = game.stored
-            # Compared in constant time; a game without a code matches no code.
-            if not stored.join_code_hash or not hmac.compare_digest(
-                code_hash, stored.join_code_hash
-            ):
-                raise errors.join_code_rejected()
-            free = open_seats(stored)
-            if not free:
-                raise errors.failed_precondition(
-                    errors.Reason.GAME_FULL, "name", "every seat of this game is taken"
-                )
-            players = player_ids(stored, game.state.seats)
-            if request.player_id and request.player_id in players:
-                raise errors.failed_precondition(
-                    errors.Reason.ALREADY_SEATED, "player_id", "this player has a seat already"
-                )
-            if request.player_id and not indexed:
-                # Before the write, as at creation: a listing never misses a joined game.
-                await self._store.index_add(
-                    [
-                        IndexEntry(
-                            keys.player_index(request.player_id), stored.create_time_ms, game_id
-                        )
-                    ]
-                )
-                indexed = True
-            seat = free[0]
-            credential = auth.new_credential()
-            players[seat] = request.player_id
-            del stored.player_ids[:]
-            stored.player_ids.extend(players)
-            stored.credential_hashes[seat] = auth.credential_hash(credential)
-            stored.display_names[seat] = name
-            clocks.refresh(game, None, clocks.now_ms())  # the last seat claimed: the clock runs
-            await self._schedule(game)
-            current = await self._update(game)
-            if current is None:
-                call.seat = seat
-                await self._feed(
-                    pb.FeedEvent.Kind.KIND_SEAT_JOINED,
-                    game_id,
-                    game.version,
-                    game.engine.game_type,
-                    players,
-                    seat=seat,
-                )
-                self._start_bots(game)
-                return pb.JoinGameResponse(
-                    seat=seat, seat_credential=credential, view=game.view(seat)
-                )
-            game = self._decode(game_id, current, call)  # another write won: decide again
-        raise errors.contention()
+        return await self._lobby.join(game_id, request, call)
 
     @unary
     async def LeaveGame(
         self, request: pb.LeaveGameRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> pb.LeaveGameResponse:
         call.game = game_id = _game_id(request.name)
-        game = await self._load(game_id, call)
-        for _ in range(self._settings.max_commit_attempts):
-            seat = self._seat(game, call, required=True)
-            assert seat is not None
-            stored = game.stored
-            if not stored.join_code_hash:
-                raise errors.failed_precondition(
-                    errors.Reason.NOT_JOINABLE,
-                    "name",
-                    "this game has no join code: a freed seat could never be claimed again",
-                )
-            if stored.move_count:
-                raise errors.failed_precondition(
-                    errors.Reason.GAME_STARTED, "name", "seats are left only before the first move"
-                )
-            players = player_ids(stored, game.state.seats)
-            players[seat] = ""
-            del stored.player_ids[:]
-            stored.player_ids.extend(players)
-            stored.credential_hashes[seat] = b""
-            stored.display_names[seat] = ""
-            if stored.public:
-                # The game is open again: back in the lobby (before the write, as at creation).
-                await self._store.index_add(
-                    [
-                        IndexEntry(
-                            lobby.index_keys(game_id, lobby=True)[0], stored.create_time_ms, game_id
-                        )
-                    ]
-                )
-            current = await self._update(game)
-            if current is None:
-                return pb.LeaveGameResponse(view=game.view(None))
-            game = self._decode(game_id, current, call)
-        raise errors.contention()
+        return await self._lobby.leave(game_id, call)
 
     @unary
     async def ReissueCredential(
@@ -813,32 +466,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.ReissueCredentialResponse:
         call.game = game_id = _game_id(request.name)
         self._require_operator(call)
-        game = await self._load(game_id, call)
-        for _ in range(self._settings.max_commit_attempts):
-            if not 0 <= request.seat < game.state.seats:
-                raise errors.invalid_argument(
-                    errors.Reason.INVALID_SEAT,
-                    "seat",
-                    f"this game's seats are 0 to {game.state.seats - 1}",
-                )
-            call.seat = request.seat
-            if bots.level_of(game, request.seat):
-                raise errors.failed_precondition(
-                    errors.Reason.BOT_SEAT,
-                    "seat",
-                    "this seat is played by the service's bot: it has no credential",
-                )
-            if not game.stored.credential_hashes[request.seat]:
-                raise errors.failed_precondition(
-                    errors.Reason.SEAT_OPEN, "seat", "this seat is open: it is claimed by JoinGame"
-                )
-            credential = auth.new_credential()
-            game.stored.credential_hashes[request.seat] = auth.credential_hash(credential)
-            current = await self._update(game)
-            if current is None:
-                return pb.ReissueCredentialResponse(seat_credential=credential)
-            game = self._decode(game_id, current, call)
-        raise errors.contention()
+        return await self._lobby.reissue(game_id, request, call)
 
     def _check_bot_levels(self, request: pb.CreateGameRequest, call: CallLog) -> list[str]:
         """CreateGame's bot seats: one level per seat or none, each empty (a human) or a
@@ -877,210 +505,18 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 raise errors.all_seats_bots()
         return levels if any(levels) else []
 
-    async def _schedule(self, game: LoadedGame, latest: int | None = None) -> None:
-        """Put the game's next deadline in the due index, before the write that sets it (so a
-        process killed between the two leaves no deadline unindexed; an entry whose write is
-        then refused is only a hint, checked against the game's own state when it is due).
-        `latest`: index it no later than that (the sweep's put-back, see `_fire`)."""
-        deadline = clocks.next_deadline(game)
-        if deadline is not None and latest is not None:
-            deadline = min(deadline, latest)
-        if deadline is not None:
-            await self._schedule_entry(clocks.due_entry(game, deadline))
-
-    async def _schedule_view(self, game_id: str, view: pb.GameView) -> None:
-        if view.deadlines:
-            deadline = min(d.deadline.ToMilliseconds() for d in view.deadlines)
-            bucket = keys.bucket_of(game_id, keys.DUE_BUCKETS)
-            await self._schedule_entry(IndexEntry(keys.due_index(bucket), deadline, game_id))
-
-    async def _schedule_entry(self, entry: IndexEntry) -> None:
-        try:
-            await self._store.index_add([entry])
-        except StoreUnavailable as exc:
-            # Redis failed: the write that follows most likely fails too; if it is made, the
-            # deadline is indexed again by the game's next write.
-            metrics.DEADLINES_LOST.inc()
-            log.warning("deadline_not_indexed", game=entry.game_id, error=str(exc))
-
     async def run_clocks(self) -> None:
-        """Every replica's sweep of the due index: each deadline that has passed is checked
-        against its game and acted on with the version's compare-and-set (exactly one replica's
-        write is made). Runs until cancelled."""
-        tick = self._settings.clock_tick_seconds
-        while True:
-            try:
-                await self.sweep_clocks()
-            except asyncio.CancelledError:
-                raise
-            except StoreUnavailable as exc:
-                log.warning("clock_sweep_failed", error=str(exc))
-            except Exception:
-                log.exception("clock_sweep_failed")
-            await asyncio.sleep(tick)
+        """Every replica's sweep of the due index (ClockSweep.run_clocks); runs until
+        cancelled."""
+        await self._clocks.run_clocks()
 
     async def sweep_clocks(self) -> int:
-        """One sweep: act on every deadline of the due index that has passed by now (tests
-        with an injectable clock call it between their moves). Returns the entries found."""
-        entries = await self._store.index_page(clocks.due_keys(), (clocks.now_ms(), "g"), 256)
-        if entries:
-            await asyncio.gather(*(self._fire(e) for e in entries))
-        return len(entries)
-
-    async def _fire(self, entry: IndexEntry) -> None:
-        """Act for the seats of one game whose deadlines have passed, each with the version's
-        compare-and-set. The entry is removed first, the game read after, and the game's next
-        deadline indexed again whatever is found (docs/architecture.md, "Turn clocks")."""
-        game_id = entry.game_id
-        await self._store.index_remove([entry])
-        snapshot = await self._store.load(game_id)
-        for _ in range(self._settings.max_commit_attempts * 4):
-            if snapshot is None:
-                return
-            game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
-            now = clocks.now_ms()
-            due = clocks.due_seats(game, now)
-            if not due:
-                # Put back no later than now + seconds: a write decided meanwhile, whose own
-                # entry this sweep's removal may have taken, has no deadline earlier than its
-                # decision's now + seconds, even when time banks make the state read here
-                # end later (docs/architecture.md, "Turn clocks", 3).
-                await self._schedule(game, now + game.stored.clock.seconds * 1000)
-                self._start_bots(game)
-                return
-            seat = due[0]
-            deadline = game.stored.clock.deadline_ms[seat]
-            bot_seat = bool(bots.level_of(game, seat))
-            # A bot seat (its replica gone) is played, never forfeited: it is the service's.
-            if clocks.policy(game) == clocks.FORFEIT and not bot_seat:
-                snapshot = await self._forfeit(game, seat, deadline, now)
-                if snapshot is None:
-                    return
-                continue
-            legal = game.engine.legal_moves(game.state, seat)
-            if not legal:
-                return
-            view = game.engine.view(game.state, seat)
-            rng = decision_rng(game.engine.setup_of(game.state).seed, game.stored.move_count, seat)
-            # A human seat's move is the strong bot's; a bot seat (its replica gone) plays its own.
-            level = bots.level_of(game, seat) or "strong"
-            move = bot_for(game.engine.game_type, level).choose(seat, view, legal, rng)
-            emitted = game.engine.apply(game.state, seat, move)
-            game.stored.clock.timeouts += 1
-            # Only a human seat's timeouts count towards its being away.
-            by: clocks.By = "service" if bot_seat else "timeout"
-            response, commit = self._move_commit(
-                game, seat, game.wrap_move(move), emitted, None, b"", 0, (deadline, now), by
-            )
-            await self._schedule(game)
-            result = await self._store.commit(commit)
-            if result.written:
-                metrics.TIMEOUTS.inc()
-                metrics.TIMEOUT_LATENESS.observe(max(0, now - deadline) / 1000)
-                log.info("timeout_fired", game=game_id, seat=seat, late_ms=now - deadline)
-                snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
-                self._states.put(game_id, snapshot.version, snapshot.data)
-                await self._feed_move(game_id, snapshot.version, response)
-                continue
-            # A move (or another replica's timeout) landed first: decide again on it.
-            snapshot = result.current
-
-    async def _forfeit(
-        self, game: LoadedGame, seat: int, deadline: int, now: int
-    ) -> Snapshot | None:
-        """End the game by `seat`'s forfeit (FORFEIT: its deadline passed), a write that is no
-        move, with the version's compare-and-set: None once written (or the game is gone), else
-        the game as it is now (a move landed first: decide again on it)."""
-        clocks.forfeit(game, seat, deadline, now)
-        try:
-            current = await self._update(game)
-        except errors.ServiceError:  # the game is gone (expired)
-            return None
-        if current is not None:
-            return current
-        metrics.TIMEOUTS.inc()
-        metrics.TIMEOUT_LATENESS.observe(max(0, now - deadline) / 1000)
-        log.info("game_forfeited", game=game.game_id, seat=seat, late_ms=now - deadline)
-        await self._feed(
-            pb.FeedEvent.Kind.KIND_GAME_FINISHED,
-            game.game_id,
-            game.version,
-            game.stored.game_type,
-            player_ids(game.stored, game.state.seats),
-            result=game.view(None),
-        )
-        return None
-
-    async def _come_back(self, game_id: str, snapshot: Snapshot | None, call: CallLog) -> None:
-        """An away seat's credential called ApplyMove and was refused (not its turn, say: its
-        bot plays its turns at once): the seat is no longer away from then on, a write of its
-        own (docs/decisions.md, "Walking away"). Nothing for any other caller."""
-        seat = call.seat  # set once the credential was found to be this seat's
-        try:
-            for _ in range(self._settings.max_commit_attempts):
-                if snapshot is None or seat is None:
-                    return
-                game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
-                if not clocks.come_back(game, seat, clocks.now_ms()):
-                    return
-                await self._schedule(game)
-                snapshot = await self._update(game)
-        except (StoreUnavailable, errors.ServiceError) as exc:
-            # The caller gets its own refusal, not this; the seat stays away until it tries again.
-            log.warning("come_back_failed", game=game_id, error=str(exc))
-
-    def _start_bots(self, game: LoadedGame) -> None:
-        """Play the game's bot seats in the background when one of them may act now."""
-        if bots.bot_due(game):
-            self._start_bots_of(game.game_id)
-
-    def _start_bots_of(self, game_id: str) -> None:
-        if game_id in self._bot_tasks:
-            return
-        task = asyncio.get_running_loop().create_task(self._play_bots(game_id))
-        self._bot_tasks[game_id] = task
-        task.add_done_callback(lambda _: self._bot_tasks.pop(game_id, None))
-
-    async def _play_bots(self, game_id: str) -> None:
-        """Play the game's bot seats while one may act: each move decided from the seat's
-        view, written with the version's compare-and-set like any move (a human's move, or
-        another replica's bot move, that lands first makes this one decide again)."""
-        try:
-            snapshot = self._states.get(game_id) or await self._read(game_id)
-            for _ in range(MAX_BOT_MOVES):
-                game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
-                chosen = bots.next_bot_move(game)
-                if chosen is None:
-                    return
-                emitted = game.engine.apply(game.state, chosen.seat, chosen.move)
-                move = game.wrap_move(chosen.move)
-                response, commit = self._move_commit(
-                    game, chosen.seat, move, emitted, None, b"", 0, by="service"
-                )
-                await self._schedule(game)
-                result = await self._store.commit(commit)
-                if result.written:
-                    metrics.BOT_MOVES.labels(chosen.level).inc()
-                    snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
-                    self._states.put(game_id, snapshot.version, snapshot.data)
-                    await self._feed_move(game_id, snapshot.version, response)
-                    continue
-                if result.current is None:
-                    self._states.forget(game_id)
-                    return
-                snapshot = result.current
-                self._states.put(game_id, snapshot.version, snapshot.data)
-        except (StoreUnavailable, errors.ServiceError) as exc:
-            # Nothing half-written: the next read of the game (GetGame, a watch stream's poll)
-            # by any replica starts the bots again.
-            log.warning("bot_moves_stopped", game=game_id, error=str(exc))
-        except Exception:
-            log.exception("bot_moves_failed", game=game_id)
+        """One sweep of the due index (tests with an injectable clock call it between their
+        moves). Returns the entries found."""
+        return await self._clocks.sweep_clocks()
 
     def _require_operator(self, call: CallLog) -> None:
-        if not self._operator_hashes:
-            raise errors.no_operator_keys()
-        auth.check_operator(call.token, self._operator_hashes)
+        callers.require_operator(call, self._operator_hashes)
 
     @unary
     async def GetGameRecord(
@@ -1089,31 +525,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = game_id = _game_id(request.name)
         game, entries = await self._load_with_log(game_id, call)
         self._caller_of(game, call)
-        result = game.result()
-        if result is None:
-            # The seed and the deal would tell every hidden card still in play.
-            raise errors.failed_precondition(
-                errors.Reason.GAME_NOT_FINISHED,
-                "name",
-                "the record of a game is given once it is over",
-            )
-        setup = game.engine.setup_of(game.state)
-        stored = game.stored
-        record = pb.GameRecord(
-            name=game_name(game_id),
-            result=result,
-            create_time=lobby.timestamp(stored.create_time_ms),
-        )
-        record.setup.seats = setup.seats
-        record.setup.seed = setup.seed
-        record.setup.display_names.extend(stored.display_names)
-        record.setup.player_ids.extend(player_ids(stored, setup.seats))
-        getattr(record.setup, game.engine.game_type).CopyFrom(setup.options)
-        for entry in entries:
-            logged = LoggedMove.FromString(entry)
-            record.moves.add(seat=logged.seat, move=logged.move)
-        clocks.add_to_record(game, record)
-        return pb.GetGameRecordResponse(record=record)
+        return game_record(game, entries)
 
     @unary
     async def ListGames(
@@ -1123,62 +535,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         operator = call.token is not None
         if operator:
             self._require_operator(call)
-        size = lobby.page_size(request.page_size)
-        listing = lobby.parse_filter(request.filter, set(GAMES))
-        listing_id = lobby.listing_id(operator, listing)
-        secret = await self._page_token_secret()
-        cursor = (
-            lobby.decode_token(secret, listing_id, request.page_token)
-            if request.page_token
-            else None
-        )
-        index_keys = lobby.index_keys("", listing, lobby=not operator)
-        response = pb.ListGamesResponse()
-        scanned = 0
-        now = lobby.now_ms()
-        while len(response.games) < size and scanned < lobby.MAX_SCANNED:
-            entries = await self._store.index_page(index_keys, cursor, size)
-            if not entries:
-                return response  # the end: no token
-            scanned += len(entries)
-            found = await self._store.load_many([e.game_id for e in entries])
-            gone: list[IndexEntry] = []
-            for entry, snapshot in zip(entries, found, strict=True):
-                if len(response.games) == size:
-                    break
-                cursor = (entry.score, entry.game_id)
-                if snapshot is None:
-                    # Expired (or never written): the game's own hash is the truth.
-                    if now - entry.score > lobby.MISSING_GRACE_MS:
-                        gone.append(entry)
-                    continue
-                game = LoadedGame.decode(entry.game_id, snapshot.version, snapshot.data)
-                if lobby.matches(game, listing, lobby=not operator):
-                    response.games.append(lobby.summary(game))
-                elif entry.key.startswith(LOBBY_PREFIX) and game.over:
-                    # A lobby entry of a finished game: never open again. A started or full
-                    # game may be left (LeaveGame), so its lobby entry stays; a player's
-                    # entries stay for the operator's listing.
-                    gone.append(entry)
-            if gone:
-                await self._store.index_remove(gone)
-            if len(entries) < size and len(response.games) < size:
-                # Every bucket is exhausted past this point (unless the page filled first).
-                last = entries[-1]
-                if cursor == (last.score, last.game_id):
-                    return response
-        assert cursor is not None
-        response.next_page_token = lobby.encode_token(secret, listing_id, cursor)
-        return response
-
-    async def _page_token_secret(self) -> bytes:
-        """The deployment's page-token key: the setting, else one kept in the store (made by
-        the first replica to need it, so that every replica accepts every replica's tokens)."""
-        if self._page_secret is None:
-            self._page_secret = await self._store.shared_secret(
-                keys.page_token_secret(), secrets.token_bytes(32)
-            )
-        return self._page_secret
+        return await self._lobby.list_games(request, operator)
 
     @streaming
     async def WatchGame(
@@ -1259,13 +616,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                         yield update
                     game = current
 
-    async def _load_with_log(self, game_id: str, call: CallLog) -> tuple[LoadedGame, list[bytes]]:
-        found = await self._store.load_with_log(game_id)
-        if found is None:
-            self._states.forget(game_id)
-            raise errors.game_not_found(game_name(game_id))
-        return self._decode(game_id, found[0], call), found[1]
-
 
 def _check_still_seated(game: LoadedGame, seat: int | None, call: CallLog) -> None:
     """End a seat's watch stream once its credential is revoked (reissued, or the seat left):
@@ -1274,51 +624,6 @@ def _check_still_seated(game: LoadedGame, seat: int | None, call: CallLog) -> No
         return
     if game.stored.credential_hashes[seat] != auth.credential_hash(call.token):
         raise errors.credential_rejected()
-
-
-def pb_notification(version: int) -> MoveNotification:
-    """The notification of a write that is not a move: the game, no events."""
-    return MoveNotification(version=version)
-
-
-def _index_entries(game: LoadedGame) -> list[IndexEntry]:
-    """The listing entries of a new game: every game's index, the lobby's when it is public
-    with open seats, each player's."""
-    stored, game_id = game.stored, game.game_id
-    score = stored.create_time_ms
-    index = [lobby.index_keys(game_id, lobby=False)[0]]
-    if stored.public and open_seats(stored):
-        index.append(lobby.index_keys(game_id, lobby=True)[0])
-    index += [keys.player_index(p) for p in dict.fromkeys(stored.player_ids) if p]
-    return [IndexEntry(key, score, game_id) for key in index]
-
-
-def _rematch_of(old: LoadedGame) -> LoadedGame:
-    """A new game with `old`'s setup and a new seed: each seat keeps its credential (open
-    seats stay open, with the same join code)."""
-    engine = old.engine
-    setup = engine.setup_of(old.state)
-    state, _ = engine.new_game(setup.options, setup.seats, rng.new_seed())
-    before = old.stored
-    stored = StoredGame(
-        game_type=before.game_type,
-        display_names=before.display_names,
-        credential_hashes=before.credential_hashes,
-        player_ids=before.player_ids,
-        join_code_hash=before.join_code_hash,
-        public=before.public,
-        create_time_ms=lobby.now_ms(),
-        rematch_of=old.game_id,
-        bot_levels=before.bot_levels,
-    )
-    if before.clock.seconds:
-        stored.clock.seconds = before.clock.seconds
-        stored.clock.on_timeout = before.clock.on_timeout
-        stored.clock.abandon_after = before.clock.abandon_after
-        stored.clock.bank_ms = before.clock.bank_ms
-    getattr(stored, before.game_type).CopyFrom(state)
-    game_id = secrets.token_hex(12)
-    return LoadedGame(game_id, 1, stored, engine, getattr(stored, before.game_type))
 
 
 def _since_version(since_etag: str) -> int | None:

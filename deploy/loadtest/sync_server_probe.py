@@ -4,7 +4,7 @@ the grpc.aio server on the real workload (issue 9; docs/performance.md, "Server 
 
 It runs the same engines, request checks, credentials, call wrapper work (log line, metrics,
 rate limit) and the same Redis keys and commit script as `croupier-server`, through the
-servicer's own `_play`; Redis is reached with a blocking connection per thread. It has no
+servicer's own `moves.play`; Redis is reached with a blocking connection per thread. It has no
 GetGame, ListLegalMoves or WatchGame: run croupier-bench with --replay-only.
 
     redis-server --port 6390 --save '' &
@@ -33,7 +33,7 @@ from redis.connection import parse_url
 
 from croupier.engines.core import rng
 from croupier.engines.registry import GAMES
-from croupier.service import auth, errors, keys, logs
+from croupier.service import auth, errors, keys, logs, moves
 from croupier.service.calls import CallLog, Undecodable, _to_service_error, lenient
 from croupier.service.config import Settings
 from croupier.service.games import LoadedGame, game_name
@@ -43,7 +43,7 @@ from croupier.service.redis_store import (
     commit_arguments,
     commit_result,
 )
-from croupier.service.servicer import GameService, _check_request_id, _digest, _game_id
+from croupier.service.servicer import GameService, _check_request_id, _game_id
 from croupier.service.store import Commit
 from croupier.v1 import benchmark_service_pb2 as bpb
 from croupier.v1 import game_service_pb2 as pb
@@ -188,7 +188,7 @@ class SyncProbe:
             call.game_type = game.engine.game_type
             seat = GameService._seat(game, call, required=True)
             assert seat is not None
-            digest = _digest(
+            digest = moves.digest_of(
                 seat.to_bytes(2, "big"), request.move.SerializeToString(deterministic=True)
             )
             if kept is not None:
@@ -196,7 +196,9 @@ class SyncProbe:
                 if record.request_digest != digest:
                     raise errors.request_id_reused()
                 return pb.ApplyMoveResponse.FromString(record.response)
-            response, commit = self.games._play(game, seat, request, request_id, digest, 0, call)
+            response, commit = moves.play(
+                self.settings, game, seat, request, request_id, digest, 0, call
+            )
             if self.store.commit(commit):
                 return response
         raise errors.contention()

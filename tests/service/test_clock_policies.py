@@ -108,7 +108,7 @@ class Replicas:
     async def _settle(self) -> None:
         """Wait for the bot moves the replicas are making (an away seat's, say)."""
         for _ in range(100):
-            tasks = [t for s in self.servicers for t in s._bot_tasks.values()]
+            tasks = [t for s in self.servicers for t in s._bots.tasks.values()]
             if not tasks:
                 return
             await asyncio.gather(*tasks)

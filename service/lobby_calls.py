@@ -1,0 +1,319 @@
+"""The lobby's RPCs, past their checks in GameService: JoinGame, LeaveGame, ReissueCredential,
+ListGames, GetGameRecord and rematches (CreateGame with rematch_of). Each change of a game is a
+write with the version's compare-and-set, decided again when another write lands first. The
+listings, page tokens and feed entries they use are in service/lobby.py."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+
+from croupier.engines.core import rng
+from croupier.engines.registry import GAMES
+from croupier.service import auth, bots, callers, clocks, errors, keys, lobby
+from croupier.service.bot_seats import BotSeats
+from croupier.service.calls import CallLog
+from croupier.service.games import LoadedGame, game_name, open_seats, player_ids
+from croupier.service.store import IndexEntry
+from croupier.service.writes import GameWrites
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.storage_pb2 import LoggedMove, StoredGame
+
+LOBBY_PREFIX = keys.lobby_index(0).rsplit(":", 1)[0] + ":"
+
+
+class LobbyCalls:
+    def __init__(self, writes: GameWrites, bot_seats: BotSeats, page_secret: bytes | None) -> None:
+        self._writes = writes
+        self._bots = bot_seats
+        self._store = writes.store
+        self._settings = writes.settings
+        self._states = writes.states
+        self._page_secret = page_secret
+
+    async def rematch(self, old: LoadedGame, call: CallLog) -> pb.CreateGameResponse:
+        """The rematch of `old` (its caller a seat or the operator): the finished game's setup
+        with a new seed, made once however many calls ask at the same time."""
+        old_id = old.game_id
+        new: LoadedGame | None = None
+        for _ in range(self._settings.max_commit_attempts):
+            if old.stored.rematch:
+                if new is not None:  # another call named its rematch first: keep that one
+                    await self._store.delete(new.game_id)
+                    self._states.forget(new.game_id)
+                made = await self._writes.load(old.stored.rematch, call)
+                return pb.CreateGameResponse(
+                    name=game_name(made.game_id), etag=made.etag, view=made.view(None)
+                )
+            if not old.over:
+                raise errors.failed_precondition(
+                    errors.Reason.GAME_NOT_FINISHED,
+                    "rematch_of",
+                    "a rematch is made of a finished game",
+                )
+            if new is None:
+                new = _rematch_of(old)
+                clocks.refresh(new, None, clocks.now_ms())
+                await self._writes.schedule(new)
+                await self._writes.write_new(new)
+            old.stored.rematch = new.game_id
+            current = await self._writes.update(old)
+            if current is None:
+                call.game = new.game_id
+                self._bots.start_bots(new)
+                return pb.CreateGameResponse(
+                    name=game_name(new.game_id), etag=new.etag, view=new.view(None)
+                )
+            old = self._writes.decode(old_id, current, call)
+        raise errors.contention()
+
+    async def join(
+        self, game_id: str, request: pb.JoinGameRequest, call: CallLog
+    ) -> pb.JoinGameResponse:
+        """Claim the first open seat of the game with its join code (the request checked)."""
+        name = request.display_name
+        code_hash = auth.credential_hash(request.join_code)
+        game = await self._writes.load(game_id, call)
+        indexed = False
+        for _ in range(self._settings.max_commit_attempts):
+            stored = game.stored
+            # Compared in constant time; a game without a code matches no code.
+            if not stored.join_code_hash or not hmac.compare_digest(
+                code_hash, stored.join_code_hash
+            ):
+                raise errors.join_code_rejected()
+            free = open_seats(stored)
+            if not free:
+                raise errors.failed_precondition(
+                    errors.Reason.GAME_FULL, "name", "every seat of this game is taken"
+                )
+            players = player_ids(stored, game.state.seats)
+            if request.player_id and request.player_id in players:
+                raise errors.failed_precondition(
+                    errors.Reason.ALREADY_SEATED, "player_id", "this player has a seat already"
+                )
+            if request.player_id and not indexed:
+                # Before the write, as at creation: a listing never misses a joined game.
+                await self._store.index_add(
+                    [
+                        IndexEntry(
+                            keys.player_index(request.player_id), stored.create_time_ms, game_id
+                        )
+                    ]
+                )
+                indexed = True
+            seat = free[0]
+            credential = auth.new_credential()
+            players[seat] = request.player_id
+            del stored.player_ids[:]
+            stored.player_ids.extend(players)
+            stored.credential_hashes[seat] = auth.credential_hash(credential)
+            stored.display_names[seat] = name
+            clocks.refresh(game, None, clocks.now_ms())  # the last seat claimed: the clock runs
+            await self._writes.schedule(game)
+            current = await self._writes.update(game)
+            if current is None:
+                call.seat = seat
+                await self._writes.feed(
+                    pb.FeedEvent.Kind.KIND_SEAT_JOINED,
+                    game_id,
+                    game.version,
+                    game.engine.game_type,
+                    players,
+                    seat=seat,
+                )
+                self._bots.start_bots(game)
+                return pb.JoinGameResponse(
+                    seat=seat, seat_credential=credential, view=game.view(seat)
+                )
+            game = self._writes.decode(game_id, current, call)  # another write won: decide again
+        raise errors.contention()
+
+    async def leave(self, game_id: str, call: CallLog) -> pb.LeaveGameResponse:
+        """Free the caller's seat (before the first move of a game with a join code)."""
+        game = await self._writes.load(game_id, call)
+        for _ in range(self._settings.max_commit_attempts):
+            seat = callers.seat(game, call, required=True)
+            assert seat is not None
+            stored = game.stored
+            if not stored.join_code_hash:
+                raise errors.failed_precondition(
+                    errors.Reason.NOT_JOINABLE,
+                    "name",
+                    "this game has no join code: a freed seat could never be claimed again",
+                )
+            if stored.move_count:
+                raise errors.failed_precondition(
+                    errors.Reason.GAME_STARTED, "name", "seats are left only before the first move"
+                )
+            players = player_ids(stored, game.state.seats)
+            players[seat] = ""
+            del stored.player_ids[:]
+            stored.player_ids.extend(players)
+            stored.credential_hashes[seat] = b""
+            stored.display_names[seat] = ""
+            if stored.public:
+                # The game is open again: back in the lobby (before the write, as at creation).
+                await self._store.index_add(
+                    [
+                        IndexEntry(
+                            lobby.index_keys(game_id, lobby=True)[0], stored.create_time_ms, game_id
+                        )
+                    ]
+                )
+            current = await self._writes.update(game)
+            if current is None:
+                return pb.LeaveGameResponse(view=game.view(None))
+            game = self._writes.decode(game_id, current, call)
+        raise errors.contention()
+
+    async def reissue(
+        self, game_id: str, request: pb.ReissueCredentialRequest, call: CallLog
+    ) -> pb.ReissueCredentialResponse:
+        """A new credential for a seat (the operator's call), the seat's old one revoked."""
+        game = await self._writes.load(game_id, call)
+        for _ in range(self._settings.max_commit_attempts):
+            if not 0 <= request.seat < game.state.seats:
+                raise errors.invalid_argument(
+                    errors.Reason.INVALID_SEAT,
+                    "seat",
+                    f"this game's seats are 0 to {game.state.seats - 1}",
+                )
+            call.seat = request.seat
+            if bots.level_of(game, request.seat):
+                raise errors.failed_precondition(
+                    errors.Reason.BOT_SEAT,
+                    "seat",
+                    "this seat is played by the service's bot: it has no credential",
+                )
+            if not game.stored.credential_hashes[request.seat]:
+                raise errors.failed_precondition(
+                    errors.Reason.SEAT_OPEN, "seat", "this seat is open: it is claimed by JoinGame"
+                )
+            credential = auth.new_credential()
+            game.stored.credential_hashes[request.seat] = auth.credential_hash(credential)
+            current = await self._writes.update(game)
+            if current is None:
+                return pb.ReissueCredentialResponse(seat_credential=credential)
+            game = self._writes.decode(game_id, current, call)
+        raise errors.contention()
+
+    async def list_games(
+        self, request: pb.ListGamesRequest, operator: bool
+    ) -> pb.ListGamesResponse:
+        """A page of the games the operator (`operator`) or the lobby lists."""
+        size = lobby.page_size(request.page_size)
+        listing = lobby.parse_filter(request.filter, set(GAMES))
+        listing_id = lobby.listing_id(operator, listing)
+        secret = await self._page_token_secret()
+        cursor = (
+            lobby.decode_token(secret, listing_id, request.page_token)
+            if request.page_token
+            else None
+        )
+        index_keys = lobby.index_keys("", listing, lobby=not operator)
+        response = pb.ListGamesResponse()
+        scanned = 0
+        now = lobby.now_ms()
+        while len(response.games) < size and scanned < lobby.MAX_SCANNED:
+            entries = await self._store.index_page(index_keys, cursor, size)
+            if not entries:
+                return response  # the end: no token
+            scanned += len(entries)
+            found = await self._store.load_many([e.game_id for e in entries])
+            gone: list[IndexEntry] = []
+            for entry, snapshot in zip(entries, found, strict=True):
+                if len(response.games) == size:
+                    break
+                cursor = (entry.score, entry.game_id)
+                if snapshot is None:
+                    # Expired (or never written): the game's own hash is the truth.
+                    if now - entry.score > lobby.MISSING_GRACE_MS:
+                        gone.append(entry)
+                    continue
+                game = LoadedGame.decode(entry.game_id, snapshot.version, snapshot.data)
+                if lobby.matches(game, listing, lobby=not operator):
+                    response.games.append(lobby.summary(game))
+                elif entry.key.startswith(LOBBY_PREFIX) and game.over:
+                    # A lobby entry of a finished game: never open again. A started or full
+                    # game may be left (LeaveGame), so its lobby entry stays; a player's
+                    # entries stay for the operator's listing.
+                    gone.append(entry)
+            if gone:
+                await self._store.index_remove(gone)
+            if len(entries) < size and len(response.games) < size:
+                # Every bucket is exhausted past this point (unless the page filled first).
+                last = entries[-1]
+                if cursor == (last.score, last.game_id):
+                    return response
+        assert cursor is not None
+        response.next_page_token = lobby.encode_token(secret, listing_id, cursor)
+        return response
+
+    async def _page_token_secret(self) -> bytes:
+        """The deployment's page-token key: the setting, else one kept in the store (made by
+        the first replica to need it, so that every replica accepts every replica's tokens)."""
+        if self._page_secret is None:
+            self._page_secret = await self._store.shared_secret(
+                keys.page_token_secret(), secrets.token_bytes(32)
+            )
+        return self._page_secret
+
+
+def game_record(game: LoadedGame, entries: list[bytes]) -> pb.GetGameRecordResponse:
+    """The record of a finished game (its caller a seat or the operator), its moves from
+    the log `entries`."""
+    game_id = game.game_id
+    result = game.result()
+    if result is None:
+        # The seed and the deal would tell every hidden card still in play.
+        raise errors.failed_precondition(
+            errors.Reason.GAME_NOT_FINISHED,
+            "name",
+            "the record of a game is given once it is over",
+        )
+    setup = game.engine.setup_of(game.state)
+    stored = game.stored
+    record = pb.GameRecord(
+        name=game_name(game_id),
+        result=result,
+        create_time=lobby.timestamp(stored.create_time_ms),
+    )
+    record.setup.seats = setup.seats
+    record.setup.seed = setup.seed
+    record.setup.display_names.extend(stored.display_names)
+    record.setup.player_ids.extend(player_ids(stored, setup.seats))
+    getattr(record.setup, game.engine.game_type).CopyFrom(setup.options)
+    for entry in entries:
+        logged = LoggedMove.FromString(entry)
+        record.moves.add(seat=logged.seat, move=logged.move)
+    clocks.add_to_record(game, record)
+    return pb.GetGameRecordResponse(record=record)
+
+
+def _rematch_of(old: LoadedGame) -> LoadedGame:
+    """A new game with `old`'s setup and a new seed: each seat keeps its credential (open
+    seats stay open, with the same join code)."""
+    engine = old.engine
+    setup = engine.setup_of(old.state)
+    state, _ = engine.new_game(setup.options, setup.seats, rng.new_seed())
+    before = old.stored
+    stored = StoredGame(
+        game_type=before.game_type,
+        display_names=before.display_names,
+        credential_hashes=before.credential_hashes,
+        player_ids=before.player_ids,
+        join_code_hash=before.join_code_hash,
+        public=before.public,
+        create_time_ms=lobby.now_ms(),
+        rematch_of=old.game_id,
+        bot_levels=before.bot_levels,
+    )
+    if before.clock.seconds:
+        stored.clock.seconds = before.clock.seconds
+        stored.clock.on_timeout = before.clock.on_timeout
+        stored.clock.abandon_after = before.clock.abandon_after
+        stored.clock.bank_ms = before.clock.bank_ms
+    getattr(stored, before.game_type).CopyFrom(state)
+    game_id = secrets.token_hex(12)
+    return LoadedGame(game_id, 1, stored, engine, getattr(stored, before.game_type))

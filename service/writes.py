@@ -1,0 +1,185 @@
+"""The reads and writes of a game that the RPCs, the bot seats and the clock sweep share: a game
+read from the store (and remembered in RecentStates for the next move), a write that is not a
+move (compare-and-set on the version), a new game with its listing entries, the event feed,
+and the due index of turn deadlines (each entry written before the write that sets it)."""
+
+from __future__ import annotations
+
+import structlog
+
+from croupier.service import clocks, errors, keys, lobby, metrics
+from croupier.service.calls import CallLog
+from croupier.service.config import Settings
+from croupier.service.games import LoadedGame, game_name, notification_head, open_seats, player_ids
+from croupier.service.recent_states import RecentStates
+from croupier.service.store import IndexEntry, Snapshot, Store, StoreUnavailable, Update
+from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.storage_pb2 import MoveNotification
+
+log = structlog.get_logger(__name__)
+
+
+class GameWrites:
+    """One server's reads and writes of its games, with the games it remembers (`states`)."""
+
+    def __init__(self, store: Store, settings: Settings, states: RecentStates) -> None:
+        self.store = store
+        self.settings = settings
+        self.states = states
+
+    async def read(self, game_id: str, request_id: str | None = None) -> Snapshot:
+        """The game (and the record of `request_id`) from the store."""
+        snapshot = await self.store.load(game_id, request_id)
+        if snapshot is None:
+            self.states.forget(game_id)
+            raise errors.game_not_found(game_name(game_id))
+        self.states.put(game_id, snapshot.version, snapshot.data)
+        return snapshot
+
+    @staticmethod
+    def decode(game_id: str, snapshot: Snapshot, call: CallLog) -> LoadedGame:
+        game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+        call.game_type = game.engine.game_type
+        return game
+
+    async def load(self, game_id: str, call: CallLog) -> LoadedGame:
+        return self.decode(game_id, await self.read(game_id), call)
+
+    async def load_with_log(self, game_id: str, call: CallLog) -> tuple[LoadedGame, list[bytes]]:
+        found = await self.store.load_with_log(game_id)
+        if found is None:
+            self.states.forget(game_id)
+            raise errors.game_not_found(game_name(game_id))
+        return self.decode(game_id, found[0], call), found[1]
+
+    async def write_new(self, game: LoadedGame) -> None:
+        """Store a new game: its listing entries first, then the game (an entry whose game is
+        missing is skipped by listings, and dropped once old: never a game no index lists),
+        then its feed event."""
+        stored, game_id = game.stored, game.game_id
+        await self.store.index_add(index_entries(game))
+        data = stored.SerializeToString()
+        await self.store.create(game_id, data, self.settings.game_ttl_seconds)
+        self.states.put(game_id, 1, data)
+        await self.feed(
+            pb.FeedEvent.Kind.KIND_GAME_CREATED,
+            game_id,
+            1,
+            game.engine.game_type,
+            player_ids(stored, game.state.seats),
+        )
+
+    async def feed(
+        self,
+        kind: pb.FeedEvent.Kind.ValueType,
+        game_id: str,
+        version: int,
+        game_type: str,
+        players: list[str],
+        seat: int = -1,
+        result: pb.GameView | None = None,
+    ) -> None:
+        """Append to the event feed after the game's own write. Never fails the call (the
+        game's write is made): a store failure here is logged and counted, and that event is
+        lost (docs/api.md, "The event feed")."""
+        stream, event, fields = lobby.feed_event(
+            kind, game_id, version, game_type, players, seat, result
+        )
+        try:
+            await self.store.feed_append(stream, event, fields, self.settings.feed_max_len)
+        except StoreUnavailable as exc:
+            metrics.FEED_LOST.inc()
+            log.warning("feed_append_failed", game=game_id, kind=fields["kind"], error=str(exc))
+
+    async def update(self, game: LoadedGame, ttl_seconds: int | None = None) -> Snapshot | None:
+        """Write `game` (changed, not by a move) if the store still holds its version: None
+        once written, else the game as the store holds it now (GAME_NOT_FOUND when gone)."""
+        data = game.stored.SerializeToString()
+        head = notification_head(pb_notification(game.version + 1), len(data))
+        over = game.over
+        if ttl_seconds is None:
+            ttl_seconds = (
+                self.settings.finished_ttl_seconds if over else self.settings.game_ttl_seconds
+            )
+        result = await self.store.update(
+            Update(game.game_id, game.version, data, head, ttl_seconds)
+        )
+        if result.written:
+            game.version += 1
+            self.states.put(game.game_id, game.version, data)
+            return None
+        if result.current is None:
+            self.states.forget(game.game_id)
+            raise errors.game_not_found(game_name(game.game_id))
+        self.states.put(game.game_id, result.current.version, result.current.data)
+        return result.current
+
+    async def feed_move(self, game_id: str, version: int, response: pb.ApplyMoveResponse) -> None:
+        """The feed entries of a move just written: the game's end, and with --feed-moves every
+        move (each one more round trip, after the move's own: docs/scaling.md)."""
+        view = response.view
+        finished = view.HasField("result")
+        if not finished and not self.settings.feed_moves:
+            return
+        players = list(view.player_ids)
+        if self.settings.feed_moves:
+            await self.feed(
+                pb.FeedEvent.Kind.KIND_MOVE,
+                game_id,
+                version,
+                view.game_type,
+                players,
+                seat=view.viewer_seat,
+            )
+        if finished:
+            await self.feed(
+                pb.FeedEvent.Kind.KIND_GAME_FINISHED,
+                game_id,
+                version,
+                view.game_type,
+                players,
+                result=view,
+            )
+
+    async def schedule(self, game: LoadedGame, latest: int | None = None) -> None:
+        """Put the game's next deadline in the due index, before the write that sets it (so a
+        process killed between the two leaves no deadline unindexed; an entry whose write is
+        then refused is only a hint, checked against the game's own state when it is due).
+        `latest`: index it no later than that (the sweep's put-back, see `ClockSweep._fire`)."""
+        deadline = clocks.next_deadline(game)
+        if deadline is not None and latest is not None:
+            deadline = min(deadline, latest)
+        if deadline is not None:
+            await self.schedule_entry(clocks.due_entry(game, deadline))
+
+    async def schedule_view(self, game_id: str, view: pb.GameView) -> None:
+        if view.deadlines:
+            deadline = min(d.deadline.ToMilliseconds() for d in view.deadlines)
+            bucket = keys.bucket_of(game_id, keys.DUE_BUCKETS)
+            await self.schedule_entry(IndexEntry(keys.due_index(bucket), deadline, game_id))
+
+    async def schedule_entry(self, entry: IndexEntry) -> None:
+        try:
+            await self.store.index_add([entry])
+        except StoreUnavailable as exc:
+            # Redis failed: the write that follows most likely fails too; if it is made, the
+            # deadline is indexed again by the game's next write.
+            metrics.DEADLINES_LOST.inc()
+            log.warning("deadline_not_indexed", game=entry.game_id, error=str(exc))
+
+
+def pb_notification(version: int) -> MoveNotification:
+    """The notification of a write that is not a move: the game, no events."""
+    return MoveNotification(version=version)
+
+
+def index_entries(game: LoadedGame) -> list[IndexEntry]:
+    """The listing entries of a new game: every game's index, the lobby's when it is public
+    with open seats, each player's."""
+    stored, game_id = game.stored, game.game_id
+    score = stored.create_time_ms
+    index = [lobby.index_keys(game_id, lobby=False)[0]]
+    if stored.public and open_seats(stored):
+        index.append(lobby.index_keys(game_id, lobby=True)[0])
+    index += [keys.player_index(p) for p in dict.fromkeys(stored.player_ids) if p]
+    return [IndexEntry(key, score, game_id) for key in index]
