@@ -77,7 +77,14 @@ def subscriber(url: str, timeout: float, commands: RedisClient) -> PubSubClient:
     redis-py's cluster client, else a redis-py client of its own."""
     if isinstance(commands, RedisCluster):
         return commands
-    return cluster(url, timeout) if is_cluster_url(url) else redis_py(url, timeout)
+    if not is_cluster_url(url):
+        return redis_py(url, timeout)
+    pubsub = cluster(url, timeout)
+    if isinstance(commands, ClusterClient):
+        # It reads its slot map again when the lean client does (a slot moved): redis-py then
+        # moves the subscriptions of that slot's channels to their new master.
+        commands.map_listeners.append(pubsub.nodes_manager.initialize)
+    return pubsub
 
 
 def cluster(url: str, timeout: float) -> RedisCluster:

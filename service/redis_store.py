@@ -383,7 +383,12 @@ class RedisStore:
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
         try:
             if self._pubsub is None:
-                self._pubsub = self._subscriber.pubsub()
+                if isinstance(self._subscriber, RedisCluster):
+                    # Its slot map, which it reads at its first command otherwise: a pub/sub
+                    # client sends none before it routes a subscription.
+                    await self._subscriber.initialize()
+                if self._pubsub is None:  # not made meanwhile by another first subscription
+                    self._pubsub = self._subscriber.pubsub()
             async with self._pubsub_commands:
                 await self._pubsub.ssubscribe(channel)
         except (RedisError, RuntimeError, OSError) as exc:

@@ -25,7 +25,9 @@ one's path (one connection per node, group commit, hiredis) and adds only a slot
   redirection or a lost connection are sent again one by one, as above.
 
 Pub/sub (SSUBSCRIBE on each shard's master) is not here: the watch streams keep redis-py's
-`RedisCluster` (service/redis_client.py), and so does TLS (`rediss+cluster://`).
+`RedisCluster` (service/redis_client.py), and so does TLS (`rediss+cluster://`). That client
+no longer sees the commands' MOVED replies, by which it learnt of a moved slot and moved its
+subscriptions: `map_listeners` tells it instead, whenever this client reads a new map.
 """
 
 from __future__ import annotations
@@ -120,6 +122,11 @@ class ClusterClient:
         self._slots: list[RespClient | None] = [None] * SLOTS
         self._masters: list[RespClient] = []
         self._refreshing: asyncio.Future[None] | None = None
+        # Called (in the background) after each reading of the map but the first: the pub/sub
+        # client, redis-py's, learns of a moved slot from it (service/redis_client.py).
+        self.map_listeners: list[Callable[[], Awaitable[Any]]] = []
+        self._maps_read = 0
+        self._listening: set[asyncio.Task[Any]] = set()
 
     def _node(self, address: Address) -> RespClient:
         node = self._nodes.get(address)
@@ -158,8 +165,20 @@ class ClusterClient:
                 failure = exc
                 continue
             self._install(reply, address[0])
+            self._maps_read += 1
+            if self._maps_read > 1:
+                for listener in self.map_listeners:
+                    task = asyncio.ensure_future(listener())
+                    self._listening.add(task)
+                    task.add_done_callback(self._listened)
             return
         raise RedisConnectionError(f"no node of the Redis Cluster answers: {failure}")
+
+    def _listened(self, task: asyncio.Task[Any]) -> None:
+        self._listening.discard(task)
+        if not task.cancelled():
+            # Taken, not raised: a listener's client reads its map again at its next error.
+            task.exception()
 
     def _install(self, reply: list[Any], asked_host: str) -> None:
         slots: list[RespClient | None] = [None] * SLOTS
