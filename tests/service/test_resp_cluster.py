@@ -8,10 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot as redis_py_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
+from croupier.service.redis_client import connect, subscriber
 from croupier.service.resp_cluster import ClusterClient, command_slot, key_slot
 from tests.redis_cluster import EmbeddedRedisCluster
 
@@ -98,6 +100,12 @@ def test_a_slot_migration_is_followed_by_ask_then_moved(cluster: EmbeddedRedisCl
 
     async def run() -> None:
         client = ClusterClient(cluster.url, timeout=5)
+        told = asyncio.Event()
+
+        async def listener() -> None:  # as redis-py's pub/sub client is told
+            told.set()
+
+        client.map_listeners.append(listener)
         await client.execute_command("SET", "a:{migrating}", "a")
         await client.execute_command("SET", "b:{migrating}", "b")
         with redis.Redis(port=source_port) as source, redis.Redis(port=target_port) as target:
@@ -113,6 +121,7 @@ def test_a_slot_migration_is_followed_by_ask_then_moved(cluster: EmbeddedRedisCl
             pipe.get("a:{migrating}")
             pipe.get("b:{migrating}")
             assert await pipe.execute() == [b"a", b"b"]
+            assert calls(target_port, "asking") >= 2  # the get and the pipeline's
             source.execute_command(
                 "MIGRATE", "127.0.0.1", target_port, "", 0, 5000, "KEYS", "b:{migrating}"
             )
@@ -122,7 +131,8 @@ def test_a_slot_migration_is_followed_by_ask_then_moved(cluster: EmbeddedRedisCl
         cluster.wait_ok()
         # The source answers MOVED once; the map is then read again and the source not asked.
         assert await client.get("b:{migrating}") == b"b"
-        await asyncio.sleep(0.2)  # the map's reading, started in the background
+        # The map is read again in the background, and the listener told.
+        await asyncio.wait_for(told.wait(), timeout=10)
         before = calls(source_port, "get")
         for _ in range(5):
             assert await client.get("a:{migrating}") == b"a"
@@ -151,5 +161,21 @@ def test_a_restarted_node_is_reached_again(cluster: EmbeddedRedisCluster) -> Non
         assert await client.execute_command("SET", key, "2") == b"OK"
         assert await client.get(key) == b"2"
         await client.aclose()
+
+    asyncio.run(run())
+
+
+def test_each_url_takes_its_client() -> None:
+    async def run() -> None:
+        lean = connect("redis+cluster://127.0.0.1:7000", 1.0)
+        assert isinstance(lean, ClusterClient)
+        pubsub = subscriber("redis+cluster://127.0.0.1:7000", 1.0, lean)
+        assert isinstance(pubsub, RedisCluster)
+        assert lean.map_listeners == [pubsub.nodes_manager.initialize]
+        tls = connect("rediss+cluster://127.0.0.1:7000", 1.0)
+        assert isinstance(tls, RedisCluster)  # TLS stays on redis-py, for pub/sub too
+        assert subscriber("rediss+cluster://127.0.0.1:7000", 1.0, tls) is tls
+        for client in (lean, pubsub, tls):
+            await client.aclose()
 
     asyncio.run(run())
