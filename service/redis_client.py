@@ -4,9 +4,10 @@
 | --- | --- | --- |
 | `redis://` | the lean client (service/resp.py) | redis-py's `Redis` |
 | `rediss://`, `unix://` | redis-py's `Redis` | the same client |
-| `redis+cluster://`, `rediss+cluster://` | redis-py's `RedisCluster` | the same client |
+| `redis+cluster://` | the lean cluster client (resp_cluster.py) | redis-py's `RedisCluster` |
+| `rediss+cluster://` | redis-py's `RedisCluster` | the same client |
 
-The lean client is the hot path of a single Redis (docs/performance.md); it speaks neither
+The lean clients are the hot path (docs/performance.md, docs/scaling.md); they speak neither
 TLS nor pub/sub, so those go through redis-py. `RedisClient` is the part of the three clients
 the store uses: all three satisfy it (mypy checks the assignments in `connect`), so the store's
 code does not depend on which one runs.
@@ -23,6 +24,7 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 
 from croupier.service.resp import RespClient
+from croupier.service.resp_cluster import ClusterClient
 
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 
@@ -57,6 +59,9 @@ def is_cluster_url(url: str) -> bool:
 
 def connect(url: str, timeout: float) -> RedisClient:
     """The client of the table above for `url`'s commands."""
+    if url.startswith("redis+cluster://"):
+        lean_cluster: RedisClient = ClusterClient(url, connect_timeout=timeout, timeout=timeout)
+        return lean_cluster
     if is_cluster_url(url):
         return cluster(url, timeout)
     if url.startswith("redis://"):
@@ -65,6 +70,21 @@ def connect(url: str, timeout: float) -> RedisClient:
         return lean
     single: RedisClient = redis_py(url, timeout, socket_timeout=timeout)
     return single
+
+
+def subscriber(url: str, timeout: float, commands: RedisClient) -> PubSubClient:
+    """The client of the table above for `url`'s pub/sub: `commands` itself when it is
+    redis-py's cluster client, else a redis-py client of its own."""
+    if isinstance(commands, RedisCluster):
+        return commands
+    if not is_cluster_url(url):
+        return redis_py(url, timeout)
+    pubsub = cluster(url, timeout)
+    if isinstance(commands, ClusterClient):
+        # It reads its slot map again when the lean client does (a slot moved): redis-py then
+        # moves the subscriptions of that slot's channels to their new master.
+        commands.map_listeners.append(pubsub.nodes_manager.initialize)
+    return pubsub
 
 
 def cluster(url: str, timeout: float) -> RedisCluster:

@@ -35,7 +35,7 @@ from croupier.service.redis_client import (
     RedisClient,
     connect,
     is_cluster_url,
-    redis_py,
+    subscriber,
 )
 from croupier.service.store import (
     WRITTEN,
@@ -180,10 +180,8 @@ class RedisStore:
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         self.cluster = is_cluster_url(url)
         self._redis: RedisClient = connect(url, timeout)
-        # Sharded pub/sub needs redis-py (a cluster client serves both).
-        self._subscriber: PubSubClient = (
-            cast(RedisCluster, self._redis) if self.cluster else redis_py(url, timeout)
-        )
+        # Sharded pub/sub needs redis-py (its cluster client serves both for rediss+cluster).
+        self._subscriber: PubSubClient = subscriber(url, timeout, self._redis)
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
         # Commit tokens: unique per process by a random prefix, per commit by a counter (no
         # system call for fresh random bytes on every move).
@@ -385,7 +383,12 @@ class RedisStore:
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
         try:
             if self._pubsub is None:
-                self._pubsub = self._subscriber.pubsub()
+                if isinstance(self._subscriber, RedisCluster):
+                    # Its slot map, which it reads at its first command otherwise: a pub/sub
+                    # client sends none before it routes a subscription.
+                    await self._subscriber.initialize()
+                if self._pubsub is None:  # not made meanwhile by another first subscription
+                    self._pubsub = self._subscriber.pubsub()
             async with self._pubsub_commands:
                 await self._pubsub.ssubscribe(channel)
         except (RedisError, RuntimeError, OSError) as exc:

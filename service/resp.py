@@ -175,12 +175,27 @@ class RespClient:
         protocol = await self._connection()
         return await protocol.send(_pack(args), 1)[0]
 
-    async def execute_many(self, commands: Sequence[tuple[Arg, ...]]) -> list[Any]:
-        """Several commands in one write; their replies in order (errors raised)."""
+    async def execute_many(
+        self, commands: Sequence[tuple[Arg, ...]], *, raise_errors: bool = True
+    ) -> list[Any]:
+        """Several commands in one write; their replies in order. A command's error is raised
+        (the first one) or, with `raise_errors=False`, stands in the list in its place (the
+        cluster client retries those that were redirected)."""
         protocol = await self._connection()
         payload = b"".join(_pack(command) for command in commands)
         futures = protocol.send(payload, len(commands))
-        return [await future for future in futures]
+        replies: list[Any] = []
+        for future in futures:
+            # Every reply is awaited, an error included: none is left unretrieved.
+            try:
+                replies.append(await future)
+            except (ResponseError, RedisConnectionError, TimeoutError) as exc:
+                replies.append(exc)
+        if raise_errors:
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+        return replies
 
     # The subset of redis-py's asyncio API the store uses.
 

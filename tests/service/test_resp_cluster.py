@@ -1,0 +1,181 @@
+"""The lean Redis Cluster client (service/resp_cluster.py) against a real three-master cluster:
+routing by slot and hash tag, MOVED and ASK during a slot's migration, a node's restart."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+import redis
+from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot as redis_py_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+from croupier.service.redis_client import connect, subscriber
+from croupier.service.resp_cluster import ClusterClient, command_slot, key_slot
+from tests.redis_cluster import EmbeddedRedisCluster
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[EmbeddedRedisCluster]:
+    with EmbeddedRedisCluster(masters=3) as running:
+        yield running
+
+
+def owner(cluster: EmbeddedRedisCluster, slot: int) -> tuple[int, str]:
+    """Port and id of the master serving `slot`."""
+    with cluster.client(cluster.nodes[0]) as c:
+        for start, end, master, *_ in c.execute_command("CLUSTER", "SLOTS"):
+            if start <= slot <= end:
+                return int(master[1]), master[2].decode()
+    raise AssertionError(f"slot {slot} not served")
+
+
+def master_ids(cluster: EmbeddedRedisCluster) -> dict[int, str]:
+    found = {}
+    for node in cluster.nodes:
+        with cluster.client(node) as c:
+            found[node.port] = c.execute_command("CLUSTER", "MYID").decode()
+    return found
+
+
+def calls(port: int, command: str) -> int:
+    with redis.Redis(port=port) as c:
+        stats = c.info("commandstats").get(f"cmdstat_{command}", {})
+        return int(stats.get("calls", 0))
+
+
+def test_slots_follow_the_hash_tag_rule() -> None:
+    # CRC16 as Redis computes it: the same as redis-py's own copy.
+    for key in ["plain", "g:{abc}", "l:{abc}", "{}x", "a{b}c{d}", "{", "x}{y"]:
+        assert key_slot(key) == redis_py_slot(key.encode()), key
+    assert key_slot("g:{abc}") == key_slot("l:{abc}") == key_slot("abc")
+    assert command_slot(("EVALSHA", "f00", 2, "g:{abc}", "other", 1)) == key_slot("abc")
+    assert command_slot(("EVAL", "return 1", 0)) is None
+    assert command_slot(("PING",)) is None
+    assert command_slot(("ZADD", "idx", 1, "m")) == key_slot("idx")
+
+
+def test_commands_reach_the_master_of_their_slot(cluster: EmbeddedRedisCluster) -> None:
+    async def run() -> None:
+        client = ClusterClient(cluster.url, timeout=5)
+        assert await client.ping()
+        names = [f"key-{n}" for n in range(60)] + [f"g:{{game{n}}}" for n in range(20)]
+        await asyncio.gather(*(client.execute_command("SET", k, k) for k in names))
+        assert await client.get("key-7") == b"key-7"
+        # A script over a game's keys (one slot), sent by its hash, then by its text.
+        script = client.register_script(
+            "redis.call('SET', KEYS[2], ARGV[1]); return redis.call('GET', KEYS[1])"
+        )
+        assert await script(keys=["g:{game3}", "l:{game3}"], args=["x"]) == b"g:{game3}"
+        assert await script(keys=["g:{game3}", "l:{game3}"], args=["y"]) == b"g:{game3}"
+        pipe = client.pipeline(transaction=False)
+        pipe.get("l:{game3}")
+        pipe.hmget("h:{game3}", "a")
+        assert await pipe.execute() == [b"y", [None]]
+        with pytest.raises(ResponseError):
+            await client.execute_command("LPUSH", "key-1", "x")  # wrong type: not retried
+        await client.aclose()
+
+    asyncio.run(run())
+    # Each key is on the master its slot names (a command sent elsewhere would have been
+    # refused with MOVED, never stored there).
+    spread = set()
+    for key in [f"key-{n}" for n in range(60)] + ["l:{game3}"]:
+        port, _ = owner(cluster, key_slot(key))
+        spread.add(port)
+        with redis.Redis(port=port) as c:
+            assert c.exists(key), key
+    assert len(spread) == 3
+
+
+def test_a_slot_migration_is_followed_by_ask_then_moved(cluster: EmbeddedRedisCluster) -> None:
+    slot = key_slot("migrating")
+    source_port, source_id = owner(cluster, slot)
+    target_port, target_id = next(
+        (port, node_id) for port, node_id in master_ids(cluster).items() if port != source_port
+    )
+
+    async def run() -> None:
+        client = ClusterClient(cluster.url, timeout=5)
+        told = asyncio.Event()
+
+        async def listener() -> None:  # as redis-py's pub/sub client is told
+            told.set()
+
+        client.map_listeners.append(listener)
+        await client.execute_command("SET", "a:{migrating}", "a")
+        await client.execute_command("SET", "b:{migrating}", "b")
+        with redis.Redis(port=source_port) as source, redis.Redis(port=target_port) as target:
+            target.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+            source.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+            source.execute_command(
+                "MIGRATE", "127.0.0.1", target_port, "", 0, 5000, "KEYS", "a:{migrating}"
+            )
+            # Half-way: the moved key is asked of the target, the other still served here.
+            assert await client.get("a:{migrating}") == b"a"
+            assert await client.get("b:{migrating}") == b"b"
+            pipe = client.pipeline()
+            pipe.get("a:{migrating}")
+            pipe.get("b:{migrating}")
+            assert await pipe.execute() == [b"a", b"b"]
+            assert calls(target_port, "asking") >= 2  # the get and the pipeline's
+            source.execute_command(
+                "MIGRATE", "127.0.0.1", target_port, "", 0, 5000, "KEYS", "b:{migrating}"
+            )
+            for node in cluster.nodes:
+                with cluster.client(node) as c:
+                    c.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+        cluster.wait_ok()
+        # The source answers MOVED once; the map is then read again and the source not asked.
+        assert await client.get("b:{migrating}") == b"b"
+        # The map is read again in the background, and the listener told.
+        await asyncio.wait_for(told.wait(), timeout=10)
+        before = calls(source_port, "get")
+        for _ in range(5):
+            assert await client.get("a:{migrating}") == b"a"
+        assert calls(source_port, "get") == before
+        # A script is sent by its text to a node that has not cached it.
+        script = client.register_script("return redis.call('GET', KEYS[1])")
+        assert await script(keys=["a:{migrating}"], args=[]) == b"a"
+        await client.aclose()
+
+    asyncio.run(run())
+
+
+def test_a_restarted_node_is_reached_again(cluster: EmbeddedRedisCluster) -> None:
+    node = cluster.nodes[2]
+    key = next(f"r{n}" for n in range(1000) if owner(cluster, key_slot(f"r{n}"))[0] == node.port)
+
+    async def run() -> None:
+        client = ClusterClient(cluster.url, connect_timeout=1, timeout=5)
+        assert await client.execute_command("SET", key, "1") == b"OK"
+        node.stop()
+        # No replica: the command fails after its few attempts, in bounded time.
+        with pytest.raises(RedisConnectionError):
+            await asyncio.wait_for(client.execute_command("GET", key), timeout=30)
+        node.start()  # same port and nodes.conf: the same slots, its data gone
+        cluster.wait_ok()
+        assert await client.execute_command("SET", key, "2") == b"OK"
+        assert await client.get(key) == b"2"
+        await client.aclose()
+
+    asyncio.run(run())
+
+
+def test_each_url_takes_its_client() -> None:
+    async def run() -> None:
+        lean = connect("redis+cluster://127.0.0.1:7000", 1.0)
+        assert isinstance(lean, ClusterClient)
+        pubsub = subscriber("redis+cluster://127.0.0.1:7000", 1.0, lean)
+        assert isinstance(pubsub, RedisCluster)
+        assert lean.map_listeners == [pubsub.nodes_manager.initialize]
+        tls = connect("rediss+cluster://127.0.0.1:7000", 1.0)
+        assert isinstance(tls, RedisCluster)  # TLS stays on redis-py, for pub/sub too
+        assert subscriber("rediss+cluster://127.0.0.1:7000", 1.0, tls) is tls
+        for client in (lean, pubsub, tls):
+            await client.aclose()
+
+    asyncio.run(run())
