@@ -14,6 +14,7 @@ from croupier.client import Croupier
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
 from croupier.service import keys
+from croupier.service.games import state_of
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame
 
@@ -42,7 +43,7 @@ def assert_replays(redis_client: redis.Redis, name: str) -> int:
     log = cast(list[bytes], redis_client.lrange(keys.log(game_id(name)), 0, -1))
     entries = [LoggedMove.FromString(e) for e in log]
     engine = GAMES[game.game_type]
-    state = getattr(game, game.game_type)
+    state = state_of(game)
     replayed = engine.replay(
         engine.setup_of(state), [(e.seat, getattr(e.move, game.game_type)) for e in entries]
     )

@@ -60,12 +60,11 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
     engine = GAMES["vampire_queen"]
     state, _ = engine.new_game(engine.options_type(), 3, 5)
     stored = StoredGame(game_type="vampire_queen", display_names=[""] * 3)
-    stored.vampire_queen.CopyFrom(state)
-    game = LoadedGame("a" * 24, 1, stored, engine, stored.vampire_queen)
+    game = LoadedGame("a" * 24, 1, stored, engine, state)
     seat = engine.active_seats(game.state)[0]
     emitted = engine.apply(game.state, seat, engine.legal_moves(game.state, seat)[0])
     game.version = 2
-    data = stored.SerializeToString()
+    data = game.encode()
     payload = notification_head(game.notification(emitted), len(data)) + data
 
     recent = RecentNotifications(size=2)
