@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import grpc
@@ -59,9 +60,14 @@ def create(croupier: Croupier, game: str, seats: int, seed: int) -> pb.CreateGam
 
 
 def play_to_end(
-    clients: list[Croupier], created: pb.CreateGameResponse, seed: int, max_moves: int = 20_000
+    clients: list[Croupier],
+    created: pb.CreateGameResponse,
+    seed: int,
+    max_moves: int = 20_000,
+    after_move: Callable[[], object] = lambda: None,
 ) -> tuple[pb.GameView, int]:
-    """Random legal play to the end, each move through the next client in turn."""
+    """Random legal play to the end, each move through the next client in turn (and
+    `after_move` called after each)."""
     bot = RandomBot(seed)
     credentials = list(created.seat_credentials)
     view = created.view
@@ -73,6 +79,7 @@ def play_to_end(
         move = bot.choose(croupier.legal_moves(created.name, credentials[seat]))
         response = croupier.apply(created.name, credentials[seat], move)
         moves += 1
+        after_move()
         view = clients[moves % len(clients)].get(created.name)
         assert view.etag == response.etag
     return view, moves
