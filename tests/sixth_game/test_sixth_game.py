@@ -128,9 +128,9 @@ def run(repo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedPro
     )
 
 
-def test_the_recipe_edits_four_existing_files(repo: Path) -> None:
-    """The registry, the two protos' oneofs and the games index (checked by the fixture); the
-    rest of the recipe is new files."""
+def test_the_recipe_edits_three_existing_files(repo: Path) -> None:
+    """The registry, game_service.proto's oneofs and the games index (checked by the fixture);
+    the rest of the recipe is new files."""
     new = {str(p.relative_to(FILES)) for p in FILES.rglob("*") if p.is_file()}
     assert {f"engines/{GAME}/engine.py", f"protos/croupier/v1/{GAME}.proto"} <= new
     assert (repo / GENERATED / f"{GAME}_pb2.py").exists()
