@@ -63,7 +63,11 @@ class ClockSweep:
         for _ in range(self._settings.max_commit_attempts * 4):
             if snapshot is None:
                 return
-            game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+            try:
+                game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+            except errors.ServiceError as exc:  # GAME_UNREADABLE: its entry is dropped
+                log.warning("clock_sweep_skipped", game=game_id, error=exc.message)
+                return
             now = clocks.now_ms()
             due = clocks.due_seats(game, now)
             if not due:

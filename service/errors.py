@@ -74,6 +74,8 @@ class Reason(StrEnum):
     BOT_SEAT = "BOT_SEAT"
     INVALID_CLOCK = "INVALID_CLOCK"
     GAME_FORFEITED = "GAME_FORFEITED"
+    # A game stored in the format before StoredGame.state was an Any (issue 21).
+    GAME_UNREADABLE = "GAME_UNREADABLE"
 
 
 @dataclass
@@ -336,6 +338,14 @@ def all_seats_bots() -> ServiceError:
         Reason.ALL_SEATS_BOTS,
         "every seat a bot is a simulation: it needs the operator key (give at least one seat"
         " to a human otherwise)",
+    )
+
+
+def game_unreadable(name: str, detail: str) -> ServiceError:
+    return failed_precondition(
+        Reason.GAME_UNREADABLE,
+        name,
+        f"{name} cannot be read by this version of the service ({detail}); create a new game",
     )
 
 

@@ -1,8 +1,9 @@
 """Between the wire and the engines: packs a game's own messages into the generic ones
 (`Move`, `Event`, `GameView`, `StoredGame`) and builds each caller's redacted view.
 
-The oneof members of the generic messages are named by game type, so this module needs no
-knowledge of any particular game.
+The oneof members of the generic messages are named by game type, and a stored game holds its
+state packed in an Any (`state_of`, `LoadedGame.encode`), so this module needs no knowledge of
+any particular game.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from croupier.engines.core.engine import Emitted
 from croupier.engines.core.scoring import forfeit_result
 from croupier.engines.registry import GAMES, AnyEngine
+from croupier.service import errors
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.game_service_pb2 import (
     Event,
@@ -48,9 +50,36 @@ def player_ids(stored: StoredGame, seats: int) -> list[str]:
     return list(stored.player_ids) or [""] * seats
 
 
+class UnreadableGame(Exception):
+    """A stored game without a state this service can unpack: one stored in the format before
+    the Any (docs/decisions.md), or of a game type this server does not serve."""
+
+
+def state_of(stored: StoredGame) -> Any:
+    """The engine's state held in `stored`, unpacked into a new message: changing it leaves
+    `stored` as it was until `pack_state` (or `LoadedGame.encode`) packs it again."""
+    engine = GAMES.get(stored.game_type)
+    if engine is None:
+        raise UnreadableGame(f"no engine for game type {stored.game_type!r}")
+    state = engine.state_type()
+    if not stored.state.Unpack(state):
+        raise UnreadableGame(
+            f"the stored {stored.game_type} game holds no {state.DESCRIPTOR.full_name}"
+            f" (type {stored.state.type_url!r}): stored in an older format"
+        )
+    return state
+
+
+def pack_state(stored: StoredGame, state: Any) -> None:
+    """Put the engine's `state` into `stored` (before every serialization of `stored`)."""
+    stored.state.Pack(state)
+
+
 @dataclass(slots=True)
 class LoadedGame:
-    """A stored game decoded for one request."""
+    """A stored game decoded for one request. `state` is the live state the engine changes;
+    `stored` holds it packed only as of the last `encode`, so every serialization of `stored`
+    goes through `encode`."""
 
     game_id: str
     version: int
@@ -61,8 +90,16 @@ class LoadedGame:
     @classmethod
     def decode(cls, game_id: str, version: int, data: bytes) -> LoadedGame:
         stored = StoredGame.FromString(data)
-        engine = GAMES[stored.game_type]
-        return cls(game_id, version, stored, engine, getattr(stored, stored.game_type))
+        try:
+            state = state_of(stored)
+        except UnreadableGame as exc:
+            raise errors.game_unreadable(game_name(game_id), str(exc)) from None
+        return cls(game_id, version, stored, GAMES[stored.game_type], state)
+
+    def encode(self) -> bytes:
+        """The stored game serialized, with the current state packed into it."""
+        pack_state(self.stored, self.state)
+        return self.stored.SerializeToString()
 
     @property
     def etag(self) -> str:
@@ -299,11 +336,7 @@ class RecentNotifications:
         if found is None:
             note = MoveNotification.FromString(payload)
             game = LoadedGame(
-                game_id,
-                note.version,
-                note.game,
-                GAMES[note.game.game_type],
-                getattr(note.game, note.game.game_type),
+                game_id, note.version, note.game, GAMES[note.game.game_type], state_of(note.game)
             )
             found = self._recent[key] = Published(game, note.events)
             if len(self._recent) > self._size:

@@ -231,7 +231,10 @@ class LobbyCalls:
                     if now - entry.score > lobby.MISSING_GRACE_MS:
                         gone.append(entry)
                     continue
-                game = LoadedGame.decode(entry.game_id, snapshot.version, snapshot.data)
+                try:
+                    game = LoadedGame.decode(entry.game_id, snapshot.version, snapshot.data)
+                except errors.ServiceError:
+                    continue  # GAME_UNREADABLE: stored in an older format, listed by no page
                 if lobby.matches(game, listing, lobby=not operator):
                     response.games.append(lobby.summary(game))
                 elif entry.key.startswith(LOBBY_PREFIX) and game.over:
@@ -314,6 +317,5 @@ def _rematch_of(old: LoadedGame) -> LoadedGame:
         stored.clock.on_timeout = before.clock.on_timeout
         stored.clock.abandon_after = before.clock.abandon_after
         stored.clock.bank_ms = before.clock.bank_ms
-    getattr(stored, before.game_type).CopyFrom(state)
-    game_id = secrets.token_hex(12)
-    return LoadedGame(game_id, 1, stored, engine, getattr(stored, before.game_type))
+    # Packed into `stored` when the game is written (LoadedGame.encode).
+    return LoadedGame(secrets.token_hex(12), 1, stored, engine, state)

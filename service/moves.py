@@ -119,7 +119,7 @@ def move_commit(
     game.add_events(response.events, emitted, seat)
     game.fill_view(response.view, seat)
     over = game.over
-    data = game.stored.SerializeToString()
+    data = game.encode()
     head = notification_head(game.notification(emitted), len(data))
     record = None
     if request_id is not None:

@@ -262,10 +262,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             bot_levels=levels,
             clock=clock,
         )
-        getattr(stored, game_type).CopyFrom(state)
         game_id = secrets.token_hex(12)
         call.game = game_id
-        game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
+        # The state is packed into `stored` when the game is written (LoadedGame.encode).
+        game = LoadedGame(game_id, 1, stored, engine, state)
         clocks.refresh(game, None, clocks.now_ms())
         await self._writes.schedule(game)
         await self._writes.write_new(game)

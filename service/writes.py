@@ -58,7 +58,7 @@ class GameWrites:
         then its feed event."""
         stored, game_id = game.stored, game.game_id
         await self.store.index_add(index_entries(game))
-        data = stored.SerializeToString()
+        data = game.encode()
         await self.store.create(game_id, data, self.settings.game_ttl_seconds)
         self.states.put(game_id, 1, data)
         await self.feed(
@@ -94,7 +94,7 @@ class GameWrites:
     async def update(self, game: LoadedGame, ttl_seconds: int | None = None) -> Snapshot | None:
         """Write `game` (changed, not by a move) if the store still holds its version: None
         once written, else the game as the store holds it now (GAME_NOT_FOUND when gone)."""
-        data = game.stored.SerializeToString()
+        data = game.encode()
         head = notification_head(pb_notification(game.version + 1), len(data))
         over = game.over
         if ttl_seconds is None:

@@ -157,10 +157,9 @@ class SyncProbe:
             display_names=list(request.display_names) or [""] * request.seats,
             credential_hashes=[auth.credential_hash(c) for c in credentials],
         )
-        getattr(stored, game_type).CopyFrom(state)
         call.game = game_id = secrets.token_hex(12)
-        self.store.create(game_id, stored.SerializeToString(), self.settings.game_ttl_seconds)
-        game = LoadedGame(game_id, 1, stored, engine, getattr(stored, game_type))
+        game = LoadedGame(game_id, 1, stored, engine, state)
+        self.store.create(game_id, game.encode(), self.settings.game_ttl_seconds)
         return pb.CreateGameResponse(
             name=game_name(game_id),
             etag=game.etag,

@@ -24,6 +24,7 @@ def bench_engine(
 ) -> dict[str, Any]:
     """Random legal playouts with the engine alone: per move, the acting seats, the legal moves
     of one of them, one move chosen and applied (validated by the engine)."""
+    from croupier.service.games import pack_state
     from croupier.v1.storage_pb2 import LoggedMove, StoredGame
 
     options = engine.options_type()
@@ -67,12 +68,11 @@ def bench_engine(
             display_names=[""] * seats,
             credential_hashes=[b"h" * 32] * seats,
         )
-        member = getattr(stored, engine.game_type)
         logged = LoggedMove()
         wrapped = getattr(logged.move, engine.game_type)
         log_bytes = 0
         while True:
-            member.CopyFrom(state)
+            pack_state(stored, state)
             state_sizes.append(state.ByteSize())
             stored_sizes.append(stored.ByteSize())
             if result(state) is not None:

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from croupier.engines.registry import GAME_TYPES, GAMES
 from croupier.v1.game_service_pb2 import CreateGameRequest, Event, GameView, Move
-from croupier.v1.storage_pb2 import StoredGame
 from tests.engines.helpers import encode, games_index, generic_of
 from tests.engines.playout import play_randomly
 
@@ -41,7 +40,6 @@ def test_the_registered_games_are_the_indexed_ones() -> None:
         (GameView, "game", "view_type"),
         (Move, "game", "move_type"),
         (Event, "game", "event_type"),
-        (StoredGame, "state", "state_type"),
     ],
 )
 def test_the_protos_hold_every_registered_game(message: Any, oneof: str, role: str) -> None:

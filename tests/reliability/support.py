@@ -28,6 +28,7 @@ from croupier.local import LocalServer
 from croupier.play import options_for
 from croupier.service import auth, keys
 from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.games import state_of
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame
@@ -289,7 +290,7 @@ def expected_view(name: str, game: StoredGame, version: int, seat: int | None) -
     """The GameView the API documents for `seat`, built from the stored game and the engine's
     own `view` only (game_service.proto: GameView)."""
     engine = GAMES[game.game_type]
-    state = getattr(game, game.game_type)
+    state = state_of(game)
     # Open seats: an empty credential hash; while any is open, nobody may act (GAME_WAITING).
     open_seats = [seat for seat, digest in enumerate(game.credential_hashes) if not digest]
     result = engine.result(state)

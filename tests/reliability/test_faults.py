@@ -27,6 +27,7 @@ import redis
 from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.games import pack_state, state_of
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import StoredGame
 from tests.reliability.support import (
@@ -444,9 +445,9 @@ async def one_slow_move(
     version, previous = stored(client, game.name)
     after = StoredGame()
     after.CopyFrom(previous)
-    GAMES[after.game_type].apply(
-        getattr(after, after.game_type), seat, getattr(move, after.game_type)
-    )
+    state = state_of(after)
+    GAMES[after.game_type].apply(state, seat, getattr(move, after.game_type))
+    pack_state(after, state)
     request_id = new_request_id()
 
     if offset is None:

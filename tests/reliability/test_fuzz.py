@@ -40,6 +40,7 @@ from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
 from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.games import pack_state, state_of
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import StoredGame
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
@@ -124,10 +125,6 @@ class Fuzz:
     def stored(self, name: str) -> StoredGame | None:
         _, data = raw(self.client, name)
         return None if data is None else StoredGame.FromString(data)
-
-
-def state_of(game: StoredGame) -> Any:
-    return getattr(game, game.game_type)
 
 
 @pytest.fixture(scope="module")
@@ -272,13 +269,15 @@ def engine_outcome(game: StoredGame, seat: int, move: pb.Move) -> Expect:
         return Expect(Code.INVALID_ARGUMENT, "MOVE_GAME_MISMATCH")
     after = StoredGame()
     after.CopyFrom(game)
+    state = state_of(after)
     try:
-        GAMES[game.game_type].apply(state_of(after), seat, getattr(move, game.game_type))
+        GAMES[game.game_type].apply(state, seat, getattr(move, game.game_type))
     except IllegalMove:
         return Expect(Code.FAILED_PRECONDITION, "ILLEGAL_MOVE")
     except MalformedMove:
         return Expect(Code.INVALID_ARGUMENT, "MALFORMED_MOVE")
     after.move_count += 1
+    pack_state(after, state)
     return Expect(Code.OK, after=after)
 
 

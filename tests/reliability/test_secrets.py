@@ -39,6 +39,7 @@ from croupier.local import LocalServer
 from croupier.play import options_for
 from croupier.service import auth, errors
 from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.games import pack_state, state_of
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import StoredGame
@@ -258,7 +259,7 @@ def check_views(
     """GetGame and ListLegalMoves for every seat and the spectator, through either process."""
     stored_game = game.versions[version]
     engine = GAMES[game.game_type]
-    state = getattr(stored_game, game.game_type)
+    state = state_of(stored_game)
     views: dict[int | None, pb.GameView] = {}
     for seat in game.audiences:
         stub = rng.choice(env.stubs)
@@ -285,7 +286,7 @@ def check_scrambled(game: Game, version: int, views: dict[int | None, pb.GameVie
     """The view bytes each audience received do not depend on what it may not see."""
     stored_game = game.versions[version]
     engine = GAMES[game.game_type]
-    state = getattr(stored_game, game.game_type)
+    state = state_of(stored_game)
     rnd = random.Random(version)
     for seat, view in views.items():
         for _ in range(2):
@@ -305,7 +306,7 @@ def check_refusals(
     game is untouched."""
     stored_game = game.versions[version]
     engine = GAMES[game.game_type]
-    state = getattr(stored_game, game.game_type)
+    state = state_of(stored_game)
     own_move = getattr(move, game.game_type)
     before = raw(env.client, game.name)
     others = [s for s in range(len(game.credentials)) if s != seat]
@@ -346,7 +347,9 @@ def apply_and_check(
     engine = GAMES[game.game_type]
     after = StoredGame()
     after.CopyFrom(game.versions[version])
-    emitted = engine.apply(getattr(after, game.game_type), seat, getattr(move, game.game_type))
+    state = state_of(after)
+    emitted = engine.apply(state, seat, getattr(move, game.game_type))
+    pack_state(after, state)
     after.move_count += 1
     request = pb.ApplyMoveRequest(name=game.name, move=move)
     response = call(received, rng.choice(env.stubs).ApplyMove, request, game.credentials[seat])
@@ -406,7 +409,7 @@ def play(env: Env, game_type: str, seats: int, seed: int, max_moves: int) -> Non
         wait_for(lambda: all(w.messages or w.error for w in watchers), 15, "the first views")
         engine = GAMES[game_type]
         for step in range(max_moves):
-            state = getattr(game.versions[version], game_type)
+            state = state_of(game.versions[version])
             if engine.result(state) is not None:
                 FIGURES["games_finished"] += 1
                 break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import grpc
@@ -14,6 +15,7 @@ from croupier.client import Croupier
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
 from croupier.service import keys
+from croupier.service.games import state_of
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame
 
@@ -42,7 +44,7 @@ def assert_replays(redis_client: redis.Redis, name: str) -> int:
     log = cast(list[bytes], redis_client.lrange(keys.log(game_id(name)), 0, -1))
     entries = [LoggedMove.FromString(e) for e in log]
     engine = GAMES[game.game_type]
-    state = getattr(game, game.game_type)
+    state = state_of(game)
     replayed = engine.replay(
         engine.setup_of(state), [(e.seat, getattr(e.move, game.game_type)) for e in entries]
     )
@@ -58,9 +60,14 @@ def create(croupier: Croupier, game: str, seats: int, seed: int) -> pb.CreateGam
 
 
 def play_to_end(
-    clients: list[Croupier], created: pb.CreateGameResponse, seed: int, max_moves: int = 20_000
+    clients: list[Croupier],
+    created: pb.CreateGameResponse,
+    seed: int,
+    max_moves: int = 20_000,
+    after_move: Callable[[], object] = lambda: None,
 ) -> tuple[pb.GameView, int]:
-    """Random legal play to the end, each move through the next client in turn."""
+    """Random legal play to the end, each move through the next client in turn (and
+    `after_move` called after each)."""
     bot = RandomBot(seed)
     credentials = list(created.seat_credentials)
     view = created.view
@@ -72,6 +79,7 @@ def play_to_end(
         move = bot.choose(croupier.legal_moves(created.name, credentials[seat]))
         response = croupier.apply(created.name, credentials[seat], move)
         moves += 1
+        after_move()
         view = clients[moves % len(clients)].get(created.name)
         assert view.etag == response.etag
     return view, moves

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import grpc
 import pytest
 import redis
 
 from croupier.client import Croupier
 from croupier.engines.registry import GAMES
-from tests.service.helpers import assert_replays, create, play_to_end
+from croupier.errors import CroupierError
+from croupier.service import keys
+from croupier.service.games import state_of
+from croupier.v1.storage_pb2 import StoredGame
+from tests.service.helpers import assert_replays, create, game_id, play_to_end, stored
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -22,6 +27,57 @@ def test_create_play_to_game_over_and_replay(
     assert view.result.seats
     assert list(view.active_seats) == []
     assert assert_replays(redis_client, created.name) == moves == view.move_count
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_write_packs_the_engines_state(
+    game: str, client: Croupier, client_b: Croupier, redis_client: redis.Redis
+) -> None:
+    """StoredGame.state is an Any packed at every write (LoadedGame.encode): after each move of
+    a whole game (each at its most seats), the stored bytes unpack to exactly the state
+    the logged moves replay to, so a write that serialized a stale pack fails at that move."""
+    engine = GAMES[game]
+    created = create(client, game, engine.max_seats, seed=12)
+    view, moves = play_to_end(
+        [client, client_b],
+        created,
+        seed=12,
+        after_move=lambda: assert_replays(redis_client, created.name),
+    )
+    assert view.result.seats and moves == view.move_count
+
+
+def test_a_game_stored_in_the_old_format_is_refused(
+    client: Croupier, redis_client: redis.Redis
+) -> None:
+    """A game stored before the Any (its state in field 12, one_card's member of the former
+    oneof) is refused with GAME_UNREADABLE, not a crash; other games are served as before."""
+    created = create(client, "one_card", 2, seed=3)
+    _, new = stored(redis_client, created.name)
+    old = StoredGame()
+    old.CopyFrom(new)
+    old.ClearField("state")
+    state = state_of(new).SerializeToString()
+    data = old.SerializeToString() + bytes([12 << 3 | 2]) + _varint(len(state)) + state
+    redis_client.hset(keys.game(game_id(created.name)), "s", data)
+    for call in (
+        lambda: client.get(created.name),
+        lambda: client.legal_moves(created.name, created.seat_credentials[0]),
+    ):
+        with pytest.raises(CroupierError) as raised:
+            call()
+        assert raised.value.code == grpc.StatusCode.FAILED_PRECONDITION
+        assert raised.value.reason == "GAME_UNREADABLE", raised.value
+    other = create(client, "one_card", 2, seed=4)
+    assert client.get(other.name).game_type == "one_card"
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    return bytes([*out, value])
 
 
 def test_same_seed_same_game(client: Croupier) -> None:
@@ -60,12 +116,11 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
     engine = GAMES["vampire_queen"]
     state, _ = engine.new_game(engine.options_type(), 3, 5)
     stored = StoredGame(game_type="vampire_queen", display_names=[""] * 3)
-    stored.vampire_queen.CopyFrom(state)
-    game = LoadedGame("a" * 24, 1, stored, engine, stored.vampire_queen)
+    game = LoadedGame("a" * 24, 1, stored, engine, state)
     seat = engine.active_seats(game.state)[0]
     emitted = engine.apply(game.state, seat, engine.legal_moves(game.state, seat)[0])
     game.version = 2
-    data = stored.SerializeToString()
+    data = game.encode()
     payload = notification_head(game.notification(emitted), len(data)) + data
 
     recent = RecentNotifications(size=2)

@@ -5,8 +5,8 @@ all new files) is added with the recipe's edits to existing files, the code is g
 the game up by themselves.
 
 The edits to existing files are counted: the registry's tuple of ids, the oneofs of
-game_service.proto and storage.proto, and the games index. Everything else (clients, service,
-the other tests, the README) derives from those.
+game_service.proto and the games index (storage.proto holds the state in an Any: no edit).
+Everything else (clients, service, the other tests, the README) derives from those.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ GAME = "high_card"
 EDITED = {
     "engines/registry.py",
     "protos/croupier/v1/game_service.proto",
-    "protos/croupier/v1/storage.proto",
     "docs/games/README.md",
 }
 GENERATED = "clients/python/croupier/v1/"
@@ -35,14 +34,19 @@ GENERATED = "clients/python/croupier/v1/"
 
 def add_member(proto: str, message: str, oneof: str, type_name: str, comment: str) -> str:
     """`proto` with a member `high_card` of type `type_name` at the end of `message`'s oneof,
-    numbered one past the oneof's last member."""
-    block = re.search(
-        rf"^message {message} \{{.*?^  oneof {oneof} \{{\n(.*?)^  \}}\n", proto, re.M | re.S
-    )
+    numbered as docs/api.md says: one above every number the message uses (its fields, the
+    oneofs' members, reserved ones), so that no later game collides with a field."""
+    whole = re.search(rf"^message {message} \{{\n(.*?)^\}}\n", proto, re.M | re.S)
+    assert whole, message
+    body = whole.group(1)
+    block = re.search(rf"^  oneof {oneof} \{{\n(.*?)^  \}}\n", body, re.M | re.S)
     assert block, (message, oneof)
-    number = max(int(n) for n in re.findall(r"= (\d+);", block.group(1))) + 1
+    code = re.sub(r"//.*", "", body)  # numbers in comments are not used ones
+    used = re.findall(r"= (\d+);|reserved (\d+)|\bto (\d+)", code)
+    number = max(int(n) for found in used for n in found if n) + 1
+    end = whole.start(1) + block.end(1)
     member = f"    // {comment}\n    {type_name} {GAME} = {number};\n"
-    return proto[: block.end(1)] + member + proto[block.end(1) :]
+    return proto[:end] + member + proto[end:]
 
 
 def add_import(proto: str) -> str:
@@ -68,11 +72,6 @@ def apply_recipe(repo: Path) -> None:
     for message, suffix in (("GameView", "View"), ("Move", "Move"), ("Event", "Event")):
         text = add_member(text, message, "game", f"HighCard{suffix}", f"A High Card {suffix}.")
     service.write_text(text)
-    storage = repo / "protos" / "croupier" / "v1" / "storage.proto"
-    text = add_member(
-        add_import(storage.read_text()), "StoredGame", "state", "HighCardState", "High Card."
-    )
-    storage.write_text(text)
     index = repo / "docs" / "games" / "README.md"
     rows = list(re.finditer(r"^\| `\w+` \|.*\|\n", index.read_text(), re.M))
     row = f"| `{GAME}` | High Card | 2\N{EN DASH}4 | [{GAME}.md]({GAME}.md) | HC-x.y |\n"
@@ -129,9 +128,9 @@ def run(repo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedPro
     )
 
 
-def test_the_recipe_edits_four_existing_files(repo: Path) -> None:
-    """The registry, the two protos' oneofs and the games index (checked by the fixture); the
-    rest of the recipe is new files."""
+def test_the_recipe_edits_three_existing_files(repo: Path) -> None:
+    """The registry, game_service.proto's oneofs and the games index (checked by the fixture);
+    the rest of the recipe is new files."""
     new = {str(p.relative_to(FILES)) for p in FILES.rglob("*") if p.is_file()}
     assert {f"engines/{GAME}/engine.py", f"protos/croupier/v1/{GAME}.proto"} <= new
     assert (repo / GENERATED / f"{GAME}_pb2.py").exists()

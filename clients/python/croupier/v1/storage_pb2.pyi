@@ -5,11 +5,7 @@ isort:skip_file
 
 from collections import abc as _abc
 from croupier.v1 import game_service_pb2 as _game_service_pb2
-from croupier.v1 import one_card_pb2 as _one_card_pb2
-from croupier.v1 import pig_mau_mau_pb2 as _pig_mau_mau_pb2
-from croupier.v1 import trinity_pb2 as _trinity_pb2
-from croupier.v1 import vampire_queen_pb2 as _vampire_queen_pb2
-from croupier.v1 import whats_your_name_pb2 as _whats_your_name_pb2
+from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
@@ -42,13 +38,9 @@ class StoredGame(_message.Message):
     REMATCH_OF_FIELD_NUMBER: _builtins.int
     BOT_LEVELS_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
-    WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
-    ONE_CARD_FIELD_NUMBER: _builtins.int
-    PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
-    VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
-    TRINITY_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
-    """The game id, equal to the name of the member set in `state`."""
+    """The game id: it picks the engine, whose state message `state` holds."""
     move_count: _builtins.int
     """Number of moves applied so far."""
     join_code_hash: _builtins.bytes
@@ -86,24 +78,11 @@ class StoredGame(_message.Message):
         """The turn clock; unset: none."""
 
     @_builtins.property
-    def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameState:
-        """What's Your Name? state."""
-
-    @_builtins.property
-    def one_card(self) -> _one_card_pb2.OneCardState:
-        """Tobot One Card state."""
-
-    @_builtins.property
-    def pig_mau_mau(self) -> _pig_mau_mau_pb2.PigMauMauState:
-        """Pig Mau Mau state."""
-
-    @_builtins.property
-    def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenState:
-        """Vampire Queen state."""
-
-    @_builtins.property
-    def trinity(self) -> _trinity_pb2.TrinityState:
-        """Trinity state."""
+    def state(self) -> _any_pb2.Any:
+        """The engine's state, its own `<Game>State` message packed (service/games.py: state_of,
+        LoadedGame.encode). An Any rather than a oneof of the games so that adding a game edits no
+        storage message (docs/decisions.md).
+        """
 
     def __init__(
         self,
@@ -120,19 +99,13 @@ class StoredGame(_message.Message):
         rematch_of: _builtins.str = ...,
         bot_levels: _abc.Iterable[_builtins.str] | None = ...,
         clock: Global___StoredClock | None = ...,
-        whats_your_name: _whats_your_name_pb2.WhatsYourNameState | None = ...,
-        one_card: _one_card_pb2.OneCardState | None = ...,
-        pig_mau_mau: _pig_mau_mau_pb2.PigMauMauState | None = ...,
-        vampire_queen: _vampire_queen_pb2.VampireQueenState | None = ...,
-        trinity: _trinity_pb2.TrinityState | None = ...,
+        state: _any_pb2.Any | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_levels", b"bot_levels", "clock", b"clock", "create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "state", b"state", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_levels", b"bot_levels", "clock", b"clock", "create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_state: _TypeAlias = _typing.Literal["whats_your_name", "one_card", "pig_mau_mau", "vampire_queen", "trinity"]  # noqa: Y015
-    _WhichOneofArgType_state: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
-    def WhichOneof(self, oneof_group: _WhichOneofArgType_state) -> _WhichOneofReturnType_state | None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StoredGame: _TypeAlias = StoredGame  # noqa: Y015
 
