@@ -124,7 +124,36 @@ class _Protocol(asyncio.Protocol):
             self._transport.close()
 
 
-class RespClient:
+class Commands:
+    """The subset of redis-py's asyncio API the store uses (service/redis_client.py), on top
+    of `execute_command`: shared by the lean client and the lean cluster client."""
+
+    async def execute_command(self, *args: Arg) -> Any:
+        raise NotImplementedError
+
+    async def hmget(self, key: str, *fields: str) -> list[Any]:
+        reply: list[Any] = await self.execute_command("HMGET", key, *fields)
+        return reply
+
+    async def get(self, key: str) -> bytes | None:
+        reply: bytes | None = await self.execute_command("GET", key)
+        return reply
+
+    async def lrange(self, key: str, start: int, end: int) -> list[bytes]:
+        reply: list[bytes] = await self.execute_command("LRANGE", key, start, end)
+        return reply
+
+    async def set(
+        self, key: str, value: bytes, *, ex: int, nx: bool = False, get: bool = False
+    ) -> bytes | None:
+        args: list[Arg] = ["SET", key, value, "EX", ex]
+        args += ["NX"] if nx else []
+        args += ["GET"] if get else []
+        reply: bytes | None = await self.execute_command(*args)
+        return reply
+
+
+class RespClient(Commands):
     """`RespClient("redis://host:port/db", timeout=2.0)`: see the module docstring (`timeout`:
     seconds each command may wait for its reply; None, the default: no deadline)."""
 
@@ -196,29 +225,6 @@ class RespClient:
                 if isinstance(reply, Exception):
                     raise reply
         return replies
-
-    # The subset of redis-py's asyncio API the store uses.
-
-    async def hmget(self, key: str, *fields: str) -> list[Any]:
-        reply: list[Any] = await self.execute_command("HMGET", key, *fields)
-        return reply
-
-    async def get(self, key: str) -> bytes | None:
-        reply: bytes | None = await self.execute_command("GET", key)
-        return reply
-
-    async def lrange(self, key: str, start: int, end: int) -> list[bytes]:
-        reply: list[bytes] = await self.execute_command("LRANGE", key, start, end)
-        return reply
-
-    async def set(
-        self, key: str, value: bytes, *, ex: int, nx: bool = False, get: bool = False
-    ) -> bytes | None:
-        args: list[Arg] = ["SET", key, value, "EX", ex]
-        args += ["NX"] if nx else []
-        args += ["GET"] if get else []
-        reply: bytes | None = await self.execute_command(*args)
-        return reply
 
     async def ping(self) -> bool:
         return bool(await self.execute_command("PING") == b"PONG")

@@ -44,7 +44,7 @@ from redis.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 
-from croupier.service.resp import Arg, RespClient
+from croupier.service.resp import Arg, Commands, RespClient
 
 SLOTS = 16384
 # Attempts of one command through redirections and lost connections, and the waits between
@@ -104,7 +104,7 @@ def resent(error: Exception) -> bool:
     return False
 
 
-class ClusterClient:
+class ClusterClient(Commands):
     """`ClusterClient("redis+cluster://host:port", timeout=2.0)`: see the module docstring.
     `timeout` and `connect_timeout` are each node client's (service/resp.py)."""
 
@@ -276,29 +276,6 @@ class ClusterClient:
                     raise reply
                 replies[index] = await self._send(commands[index], slots[index], reply)
         return replies
-
-    # The subset of redis-py's asyncio API the store uses (service/redis_client.py).
-
-    async def hmget(self, key: str, *fields: str) -> list[Any]:
-        reply: list[Any] = await self.execute_command("HMGET", key, *fields)
-        return reply
-
-    async def get(self, key: str) -> bytes | None:
-        reply: bytes | None = await self.execute_command("GET", key)
-        return reply
-
-    async def lrange(self, key: str, start: int, end: int) -> list[bytes]:
-        reply: list[bytes] = await self.execute_command("LRANGE", key, start, end)
-        return reply
-
-    async def set(
-        self, key: str, value: bytes, *, ex: int, nx: bool = False, get: bool = False
-    ) -> bytes | None:
-        args: list[Arg] = ["SET", key, value, "EX", ex]
-        args += ["NX"] if nx else []
-        args += ["GET"] if get else []
-        reply: bytes | None = await self.execute_command(*args)
-        return reply
 
     async def ping(self) -> bool:
         """Every master answers (a health check of the whole store)."""

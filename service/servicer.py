@@ -34,7 +34,7 @@ from croupier.service.games import (
 from croupier.service.limits import RateLimiter, WatcherCount, peer_address
 from croupier.service.lobby_calls import LobbyCalls, game_record
 from croupier.service.recent_states import RecentStates
-from croupier.service.store import Commit, Snapshot, Store
+from croupier.service.store import Store
 from croupier.service.writes import GameWrites
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
@@ -164,8 +164,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         """Count a refused credential or operator key against its address (see `admit`)."""
         if error.reason in _CREDENTIAL_REFUSALS:
             self._refused.acquire(peer_address(context.peer()))
-
-    _seat = staticmethod(callers.seat)
 
     @unary
     async def CreateGame(
@@ -333,7 +331,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         call.game = game_id = _game_id(request.name)
         game = await self._load(game_id, call)
         self._start_bots(game)
-        seat = self._seat(game, call, required=False)
+        seat = callers.seat(game, call, required=False)
         response = pb.GetGameResponse()
         game.fill_view(response.view, seat)
         return response
@@ -344,7 +342,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.ListLegalMovesResponse:
         call.game = game_id = _game_id(request.name)
         game = await self._load(game_id, call)
-        seat = self._seat(game, call, required=True)
+        seat = callers.seat(game, call, required=True)
         assert seat is not None
         # No moves while waiting for players, nor after a forfeit (the engine's state goes on).
         moves = [] if game.waiting or game.over else game.engine.legal_moves(game.state, seat)
@@ -375,8 +373,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             snapshot = await self._read(game_id, request_id)
         for _ in range(self._settings.max_commit_attempts):
             try:
-                response, commit = self._decide(
-                    game_id, snapshot, request, request_id, deadline_ms, call
+                response, commit = moves.decide(
+                    self._settings, game_id, snapshot, request, request_id, deadline_ms, call
                 )
             except errors.ServiceError:
                 if confirmed:
@@ -416,21 +414,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             # Another move landed first, or this request was applied before: decide again.
             snapshot, confirmed = current, True
         raise errors.contention()
-
-    def _decide(
-        self,
-        game_id: str,
-        snapshot: Snapshot,
-        request: pb.ApplyMoveRequest,
-        request_id: str | None,
-        deadline_ms: int,
-        call: CallLog,
-    ) -> tuple[pb.ApplyMoveResponse, Commit | None]:
-        """The response to the move on `snapshot`, and the write that records it (None: the
-        request was applied before and its response is the one recorded then)."""
-        return moves.decide(
-            self._settings, game_id, snapshot, request, request_id, deadline_ms, call
-        )
 
     @unary
     async def JoinGame(
@@ -574,11 +557,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             notifications.on_overflow = lambda: cutoff.overflowed(notifications)
             if since is None:
                 game = await self._load(game_id, call)
-                seat = self._seat(game, call, required=False)
+                seat = callers.seat(game, call, required=False)
                 yield pb.WatchGameResponse(view=game.view(seat))
             else:
                 game, log = await self._load_with_log(game_id, call)
-                seat = self._seat(game, call, required=False)
+                seat = callers.seat(game, call, required=False)
                 _check_resumable(since, game)
                 async for update in _replayed(game, log, since, seat):
                     yield update
