@@ -33,7 +33,7 @@ from redis.connection import parse_url
 
 from croupier.engines.core import rng
 from croupier.engines.registry import GAMES
-from croupier.service import auth, errors, keys, logs, moves
+from croupier.service import auth, callers, errors, keys, logs, moves
 from croupier.service.calls import CallLog, Undecodable, _to_service_error, lenient
 from croupier.service.config import Settings
 from croupier.service.games import LoadedGame, game_name
@@ -185,7 +185,7 @@ class SyncProbe:
             version, data, kept = snapshot
             game = LoadedGame.decode(game_id, version, data)
             call.game_type = game.engine.game_type
-            seat = GameService._seat(game, call, required=True)
+            seat = callers.seat(game, call, required=True)
             assert seat is not None
             digest = moves.digest_of(
                 seat.to_bytes(2, "big"), request.move.SerializeToString(deterministic=True)
