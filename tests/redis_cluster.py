@@ -3,9 +3,11 @@ optionally one replica each), created with `redis-cli --cluster create`."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
 from types import TracebackType
 
 import redis
@@ -13,6 +15,18 @@ from redis.cluster import RedisCluster
 
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.service.redis_client import is_cluster_url
+
+
+@contextlib.contextmanager
+def embedded_store(kind: str) -> Iterator[str]:
+    """The URL of a new store of `kind`: "redis" (one redis-server) or "cluster" (three
+    masters), stopped on exit."""
+    if kind == "redis":
+        with EmbeddedRedis() as server:
+            yield server.url
+    else:
+        with EmbeddedRedisCluster() as cluster:
+            yield cluster.url
 
 
 def direct_client(store_url: str) -> redis.Redis:

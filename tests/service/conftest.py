@@ -12,19 +12,14 @@ import redis
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis
-from tests.redis_cluster import EmbeddedRedisCluster, direct_client
+from tests.redis_cluster import direct_client, embedded_store
 
 
 @pytest.fixture(scope="session", params=["redis", "cluster"])
 def store_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """Every service test runs against a single Redis and against a three-master cluster."""
-    if request.param == "redis":
-        with EmbeddedRedis() as server:
-            yield server.url
-    else:
-        with EmbeddedRedisCluster() as cluster:
-            yield cluster.url
+    with embedded_store(request.param) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

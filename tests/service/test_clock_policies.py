@@ -24,14 +24,13 @@ from croupier.human import describe_clock
 from croupier.play import options_for
 from croupier.service import clocks, keys
 from croupier.service.config import Settings
-from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.service.redis_store import RedisStore
 from croupier.service.replay import replay
 from croupier.service.servicer import GameService
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import LoggedMove
-from tests.redis_cluster import EmbeddedRedisCluster, direct_client
+from tests.redis_cluster import direct_client, embedded_store
 from tests.service.helpers import game_id, stored
 
 T = TypeVar("T")
@@ -116,12 +115,8 @@ class Replicas:
 
 @pytest.fixture(scope="module", params=["redis", "cluster"])
 def own_store(request: pytest.FixtureRequest) -> Iterator[str]:
-    if request.param == "redis":
-        with EmbeddedRedis() as server:
-            yield server.url
-    else:
-        with EmbeddedRedisCluster() as cluster:
-            yield cluster.url
+    with embedded_store(request.param) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
