@@ -75,11 +75,13 @@ pytestmark = pytest.mark.skipif(
 
 class WebServer(LocalServer):
     """A real croupier-server process with its web gateway (and so the table page) on
-    `web_url`, with no rate limits: the page's bots call faster than people."""
+    `web_url`, with no rate limits: the tests call faster than people."""
 
-    def __init__(self, redis_url: str, log: Path | None = None) -> None:
+    def __init__(
+        self, redis_url: str, log: Path | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         web_port = free_port()
-        limits = ("--rate-limit", "0", "--anonymous-rate-limit", "0")
+        limits = ("--rate-limit", "0", "--anonymous-rate-limit", "0", *extra)
         # With `log`: every request's log line (level info) goes there, to be read for secrets.
         self._log = None if log is None else log.open("wb")
         super().__init__(
@@ -214,6 +216,9 @@ def create_in_lobby(page: Page, url: str, game: str, seats: int, options: dict[s
         href = page.get_attribute(f"[data-testid=link-{seat}]", "href")
         assert href is not None and "?" not in href, href  # the credential only after #
         links[seat] = href
+    # A bot seat has no link: the server plays it (CreateGame's bot_levels), not a page.
+    shown = {e.get_attribute("data-seat") for e in page.query_selector_all("[data-testid^=link-]")}
+    assert shown == {str(seat) for seat in humans}
     return links
 
 
@@ -374,8 +379,10 @@ def keyboard_move(page: Page) -> bool:
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) -> None:
-    """Seat 0 plays by clicking (Pig Mau Mau: by keyboard) until the result; the page's bots
-    play the other seats. Screenshots of the table, desktop and phone width."""
+    """Seat 0 plays by clicking (Pig Mau Mau: by keyboard) until the result; the server's bots
+    play the other seats ("the rest bots, played by the server if that exists"): nothing
+    but the server moves them once the lobby made the game. Screenshots of the table,
+    desktop and phone width."""
     seats, options = GAMES[game]
     watched = Watched(page)
     links = create_in_lobby(page, web(table), game, seats, options)
@@ -384,8 +391,11 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     paint = first_paint_ms(page)
     print(f"\n{game}: first contentful paint of the lobby {paint:.0f} ms")
     assert 0 <= paint < 5000  # a sanity bound: the figure is the printed one
+    page.goto("about:blank")  # a new document: the link's own first paint
     page.goto(links[0])
     page.wait_for_selector("[data-testid=hand]")
+    print(f"{game}: first contentful paint of the table {first_paint_ms(page):.0f} ms")
+    assert "bot" in page.inner_text("[data-testid=seat-1] .seat-name")  # the view's bot_levels
     if game == "trinity":  # the Korean labels: this table is played (and shown) in Korean
         page.click("#lang")
         assert page.inner_text("[data-testid=hand] h2").startswith("내 손패")
@@ -512,6 +522,16 @@ def test_two_seats_never_see_each_others_cards(table: WebServer, browser: Browse
 # ---- a refused move, and a reload ----
 
 
+def tab_to(page: Page, selector: str) -> None:
+    """Press Tab until the element of `selector` has the focus (visible focus: the page's
+    :focus-visible outline)."""
+    for _ in range(120):
+        if page.evaluate(f"document.activeElement?.matches({selector!r}) ?? false"):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{selector} is not reachable with Tab")
+
+
 def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, page: Page) -> None:
     watched = Watched(page)
     links = create_in_lobby(page, web(table), "vampire_queen", 3, {"rounds": "1"})
@@ -529,13 +549,13 @@ def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, pa
         if page.query_selector("[data-testid=move]") is not None:
             click_a_move(page)  # a pass: wait for a lead
         page.wait_for_timeout(100)
-    first = page.query_selector(f"[data-testid=hand] [data-card='{distinct[0]}']")
-    assert first is not None
-    first.click()
-    second = page.query_selector(f"[data-testid=hand] [data-card='{distinct[-1]}']")
-    assert second is not None
-    second.click()
-    page.click("#play-selected")
+    # The selection and the play by keyboard only ("keyboard play for every move"): Tab to
+    # each card, Space selects it, Tab to "Play selected cards", Enter.
+    for key in (distinct[0], distinct[-1]):
+        tab_to(page, f"[data-testid=hand] [data-card='{key}']")
+        page.keyboard.press("Space")
+    tab_to(page, "#play-selected")
+    page.keyboard.press("Enter")
     refusal = page.wait_for_selector("[data-testid=refusal]")
     assert refusal is not None
     text = refusal.inner_text()
@@ -578,17 +598,30 @@ def test_a_seat_that_walked_away_shows_its_badge(table: WebServer, page: Page) -
 def test_bad_links_and_a_stopped_server_say_so(
     table: WebServer, redis_server: EmbeddedRedis, page: Page
 ) -> None:
+    """Issue 20: "a link with a wrong or stale credential, a game that has expired, the server
+    down" each show a clear message on the page, never a blank page or a console-only error."""
+    watched = Watched(page)
     links = create_in_lobby(page, web(table), "trinity", 3, {})
     wrong = re.sub(r"cred=[^&]+", "cred=cs_not-a-credential", links[0])
     page.goto(wrong)
     assert "credential is not accepted" in page.inner_text("[data-testid=error]")
-    for name in ("games%2F" + "0" * 24, "games%2Fno-such-game"):  # expired, or never was
+    for name in ("games%2F" + "0" * 24, "games%2Fno-such-game"):  # never was, or malformed
         page.goto("about:blank")
         page.goto(re.sub(r"game=[^&]+", f"game={name}", links[0]))
         assert "does not exist" in page.inner_text("[data-testid=error]")
     page.goto("about:blank")
     page.goto(web(table) + "/#seat=0")
     assert "incomplete" in page.inner_text("[data-testid=error]")
+    # A game of bots only is refused by the lobby itself, with the reason (ALL_SEATS_BOTS).
+    page.goto("about:blank")
+    page.goto(web(table) + "/")
+    page.select_option("#game", "trinity")
+    for seat in range(3):
+        page.set_checked(f".bot-seat[data-seat='{seat}']", True)
+    page.click("#create")
+    assert "At least one seat" in page.inner_text("[data-testid=error]")
+    # Chromium logs each refused call ("Failed to load resource"); the page itself threw nothing.
+    assert [e for e in watched.errors if "Failed to load" not in e] == []
 
     # A server that stops under a loaded page: the lobby and the table both say so.
     other = WebServer(redis_server.url).start()
@@ -602,6 +635,40 @@ def test_bad_links_and_a_stopped_server_say_so(
     assert "cannot be reached" in page.wait_for_selector("main > [data-testid=error]").inner_text()  # type: ignore[union-attr]
 
 
+def seat_link(server: WebServer, name: str, credential: str, seat: int = 0) -> str:
+    """A seat's link as the lobby makes it: the credential after #."""
+    fragment = urllib.parse.urlencode({"game": name, "seat": str(seat), "cred": credential})
+    return f"{web(server)}/#{fragment}"
+
+
+def test_a_stale_credential_an_expired_game_and_an_operator_only_server_say_so(
+    redis_server: EmbeddedRedis, page: Page
+) -> None:
+    """Issue 20's bad input, for real: a credential that was reissued (the old link is stale),
+    a game that expired (--game-ttl), and a lobby on a server where only the operator creates
+    games (OPERATOR_KEY_MISSING): each shows its message on the page."""
+    key = "operator-key-of-this-test"
+    server = WebServer(redis_server.url, extra=("--operator-key", key, "--game-ttl", "2")).start()
+    try:
+        page.goto(web(server) + "/")
+        page.click("#create")
+        assert "only its operator" in page.wait_for_selector("[data-testid=error]").inner_text()  # type: ignore[union-attr]
+        with Croupier(server.target, operator_key=key) as croupier:
+            stale = croupier.create(options_for("trinity"), 3)
+            old = stale.seat_credentials[0]
+            croupier.reissue(stale.name, 0)
+            expiring = croupier.create(options_for("trinity"), 3)
+        expired_at = time.monotonic() + 3  # the game's TTL (2 s) and a margin
+        page.goto(seat_link(server, stale.name, old))
+        assert "credential is not accepted" in page.inner_text("[data-testid=error]")
+        time.sleep(max(0.0, expired_at - time.monotonic()))
+        page.goto("about:blank")
+        page.goto(seat_link(server, expiring.name, expiring.seat_credentials[0]))
+        assert "expired" in page.inner_text("[data-testid=error]")
+    finally:
+        server.stop()
+
+
 def test_no_credential_reaches_the_server_log(
     table: WebServer, server_log: Path, page: Page
 ) -> None:
@@ -612,7 +679,7 @@ def test_no_credential_reaches_the_server_log(
     page.goto(links[0])
     page.wait_for_selector("[data-testid=hand]")
     credentials = set(re.findall(r"cs_[A-Za-z0-9_-]+", urllib.parse.unquote(links[0])))
-    assert len(credentials) == 3  # the seat's own and the two bots'
+    assert len(credentials) == 1  # the seat's own: the server's bots have none
     deadline = time.monotonic() + 60
     while len(page.query_selector_all(".log li")) < 4:  # a few moves, the bots' included
         assert time.monotonic() < deadline
