@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 from playwright.sync_api import (
     Browser,
@@ -356,6 +357,35 @@ def test_the_bundle_is_small(table: WebServer) -> None:
     assert total < BUNDLE_LIMIT
 
 
+def option_ids(message: Descriptor, prefix: str = "opt-") -> set[str]:
+    """The lobby's input id of each option of an options message: its field's JSON name,
+    a nested message's fields after a dash (`opt-deck-numberCopies`)."""
+    ids: set[str] = set()
+    for field in message.fields:
+        nested = field.message_type
+        if nested is not None:
+            ids |= option_ids(nested, f"{prefix}{field.json_name}-")
+        else:
+            ids.add(prefix + field.json_name)
+    return ids
+
+
+def test_the_lobby_offers_every_option_of_every_game(table: WebServer, page: Page) -> None:
+    """Issue 20: "a lobby: pick a game, seat count, options (every option documented in
+    docs/games/*.md)": for each game, one input per field of its options message (the
+    protos that docs/games/*.md describe), and the game's Korean name beside its English one."""
+    page.goto(web(table) + "/")
+    oneof = pb.CreateGameRequest.DESCRIPTOR.oneofs_by_name["options"]
+    assert len(oneof.fields) == 5
+    for field in oneof.fields:
+        page.select_option("#game", field.name)
+        shown = set(page.eval_on_selector_all("[id^=opt-]", "els => els.map(e => e.id)"))
+        assert field.message_type is not None
+        assert shown == option_ids(field.message_type), field.name
+        label = page.eval_on_selector("#game", "s => s.selectedOptions[0].textContent")
+        assert re.search("[가-힣]", label), label
+
+
 # ---- whole games ----
 
 
@@ -371,6 +401,9 @@ def keyboard_move(page: Page) -> bool:
             return False
         focused = page.evaluate("document.activeElement?.dataset?.testid ?? ''")
         if focused == "move":
+            # Visible focus: the focused move is outlined (the page's :focus-visible style).
+            outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+            assert outline not in ("none", ""), outline
             page.keyboard.press("Enter")
             return True
         page.keyboard.press("Tab")
@@ -386,6 +419,9 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     seats, options = GAMES[game]
     watched = Watched(page)
     links = create_in_lobby(page, web(table), game, seats, options)
+    page.set_viewport_size(PHONE)  # the lobby, its links shown, fits a phone too
+    assert fits_the_width(page), "the lobby is wider than a phone"
+    page.set_viewport_size(DESKTOP)
     if game == "vampire_queen":
         page.screenshot(path=SCREENSHOTS / "lobby.png", full_page=True)
     paint = first_paint_ms(page)
@@ -401,8 +437,22 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
         assert page.inner_text("[data-testid=hand] h2").startswith("내 손패")
         assert "삼위일체" in page.inner_text("header")
     shot: dict[str, bool] = {}
+    seen = {"highlight": 0, "checks": 0}
 
     def at_move(made: int) -> None:
+        # Every card drawn has a text alternative (face-down ones and empty slots too).
+        unlabelled = page.evaluate(
+            "[...document.querySelectorAll('.card')]"
+            ".filter(c => !(c.getAttribute('aria-label') ?? '').trim()).map(c => c.outerHTML)"
+        )
+        assert unlabelled == [], unlabelled
+        # Other seats' moves arrive live, with a highlight: the seat that moved flashes and the
+        # new lines of the log too.
+        seen["highlight"] += page.query_selector(".seat.moved, .log li.fresh") is not None
+        seen["checks"] += 1
+        if game == "trinity":  # the log of events is in Korean too
+            for line in page.query_selector_all(".log li"):
+                assert re.search("[가-힣]", line.inner_text()), line.inner_text()
         # A table in full swing: a few moves in, this seat to act, the pointer off the cards.
         if made >= 3 and not shot:
             page.mouse.move(0, 0)
@@ -419,6 +469,7 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     mover = keyboard_move if game == "pig_mau_mau" else click_a_move
     made = play_until_result(page, mover, at_move=at_move)
     assert made > 0
+    assert seen["highlight"] > 0, seen
     result = page.inner_text("[data-testid=result]")
     assert re.search(r"\d", result)
     if not shot:

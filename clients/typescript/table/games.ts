@@ -453,7 +453,7 @@ export function centre(view: GameView): HTMLElement {
         h("div", { class: "board", "data-testid": "board" }, board),
         row("piles",
           h("div", { class: "pile" }, card(undefined, { "aria-label": `${t("drawPile")}: ${v.deckSize}` }), h("span", {}, `${t("drawPile")} ${v.deckSize}`)),
-          h("div", { class: "pile" }, top ? card(trinityFace(top)) : h("span", { class: "card empty" }), h("span", {}, `${t("discard")} ${v.discardPile.length}`))),
+          h("div", { class: "pile" }, top ? card(trinityFace(top)) : h("span", { class: "card empty", role: "img", "aria-label": `${t("discard")}: ${t("empty")}` }), h("span", {}, `${t("discard")} ${v.discardPile.length}`))),
         row("stats", stat(t("turn"), seatName(view, v.turn)), stat(tr("step", "단계"), steps[v.step] ?? "?"),
           v.usingCard ? stat(tr("using", "사용 중"), trinityFace(v.usingCard)?.label ?? "") : null,
           v.giftReceiver !== undefined ? stat(tr("gift to", "선물 받는 자리"), seatName(view, v.giftReceiver)) : null,
