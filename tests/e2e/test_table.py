@@ -461,6 +461,15 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
             page.screenshot(path=SCREENSHOTS / f"{game}.png")
             page.set_viewport_size(PHONE)
             assert fits_the_width(page), "the table is wider than a phone"
+            # ...and nothing in it hides part of itself behind a scroll (the Pig Mau Mau track
+            # and its finish are seen whole).
+            hidden = page.evaluate(
+                "[...document.querySelectorAll('main *')]"
+                ".filter(e => e.scrollWidth > e.clientWidth + 1)"
+                ".filter(e => getComputedStyle(e).overflowX !== 'visible')"
+                ".map(e => e.className)"
+            )
+            assert hidden == [], hidden
             if game == "vampire_queen":
                 page.screenshot(path=SCREENSHOTS / f"{game}-phone.png", full_page=True)
             page.set_viewport_size(DESKTOP)
