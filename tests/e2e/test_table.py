@@ -44,6 +44,7 @@ from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.service.web_gateway import TABLE_FOLDER
 from croupier.v1 import game_service_pb2 as pb
 from tests.e2e.helpers import ROOT, TS, run_node
+from tests.packaging.wheels import build_wheel
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCREENSHOTS = ROOT / "docs" / "screenshots"
@@ -342,6 +343,16 @@ def test_the_committed_bundle_is_built_from_the_sources(typescript: Path, tmp_pa
         assert (tmp_path / name).read_bytes() == (TABLE_FOLDER / name).read_bytes(), (
             f"service/static/{name} is stale: run `cd clients/typescript && npm run build:table`"
         )
+
+
+def test_the_server_wheel_carries_the_page(tmp_path: Path) -> None:
+    """Issue 20: the table works "on a machine without Node.js": the server's own wheel holds
+    the built page, byte for byte the committed files that the gateway serves."""
+    wheel = build_wheel(ROOT, tmp_path)
+    with wheel:
+        for name in ("index.html", "table.js", "table.css"):
+            packed = wheel.read(f"croupier/service/static/{name}")
+            assert packed == (TABLE_FOLDER / name).read_bytes(), name
 
 
 def test_the_bundle_is_small(table: WebServer) -> None:
