@@ -59,6 +59,17 @@ GAMES: dict[str, tuple[int, dict[str, str]]] = {
     "vampire_queen": (3, {"rounds": "1"}),
     "trinity": (3, {}),
 }
+# What each game's table must draw (issue 20: "the Pig Mau Mau track and pigs, the Trinity
+# board and rows, the What's Your Name? stage and hidden card, the Vampire Queen trick and
+# hunt", and One Card's piles), by selector.
+PARTS: dict[str, tuple[str, ...]] = {
+    "whats_your_name": (".centre.wyn", "[data-testid^=played-], [data-testid=my-hidden], .stage"),
+    "one_card": ("[data-testid=top-card]", ".centre.one .card.back"),
+    "pig_mau_mau": ("[data-testid=track]", "[data-testid=lane-pink] .pig-token",
+                    "[data-testid=lane-beige] .pig-token", "[data-testid=top-card]"),
+    "vampire_queen": ("[data-testid=trick]",),
+    "trinity": ("[data-testid=row-J]", "[data-testid=row-Q]", "[data-testid=row-K]"),
+}  # fmt: skip
 RESPONSES: dict[str, type[Message]] = {
     "CreateGame": pb.CreateGameResponse,
     "GetGame": pb.GetGameResponse,
@@ -461,6 +472,8 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
         # new lines of the log too.
         seen["highlight"] += page.query_selector(".seat.moved, .log li.fresh") is not None
         seen["checks"] += 1
+        for part in PARTS[game]:
+            assert page.query_selector(part) is not None, part
         if game == "trinity":  # the log of events is in Korean too
             for line in page.query_selector_all(".log li"):
                 assert re.search("[가-힣]", line.inner_text()), line.inner_text()
@@ -559,6 +572,10 @@ def test_two_seats_never_see_each_others_cards(table: WebServer, browser: Browse
             if view is not None and page.get_attribute("main", "data-etag") == etag:
                 # The DOM holds this seat's hand, and only a face-down hidden card of the other.
                 assert shown == [f"r{c.rank}" for c in view.whats_your_name.hand]
+                # Its own hidden card face up (WN-7.1: only they see it)...
+                if view.whats_your_name.HasField("hidden_card"):
+                    mine = page.get_attribute("[data-testid=my-hidden]", "aria-label")
+                    assert mine == str(view.whats_your_name.hidden_card.rank)
                 other = page.query_selector(f"[data-testid=hidden-{1 - seat}]")
                 if other is not None:
                     assert "back" in (other.get_attribute("class") or "")
