@@ -427,8 +427,12 @@ export function centre(view: GameView): HTMLElement {
     case "vampireQueen": {
       const v = g.value;
       const phase = v.phase;
-      const plays = (phase?.plays ?? []).map((p) => h("div", { class: "play" }, h("span", { class: "lbl" }, seatName(view, p.seat)),
+      const drawPlays = (list: NonNullable<typeof phase>["plays"]): HTMLElement[] => list.map((p) => h("div", { class: "play" }, h("span", { class: "lbl" }, seatName(view, p.seat)),
         p.cards.length ? p.cards.map((c) => card(vqFace(c))) : h("span", { class: "none" }, p.forced ? tr("forced pass", "강제 패스") : tr("pass", "패스"))));
+      const plays = drawPlays(phase?.plays ?? []);
+      // The server's bots answer at once, so a trick is often over before a person sees it:
+      // while the new one is empty, the last one stays on the table (the view's history).
+      const last = plays.length ? undefined : v.history[v.history.length - 1];
       return h("section", { class: "centre vq", "aria-label": tr("trick", "트릭") },
         row("stats", stat(t("round"), `${v.round}/${v.rounds}`),
           phase ? stat(tr("leader", "선"), seatName(view, phase.leader)) : null,
@@ -438,6 +442,8 @@ export function centre(view: GameView): HTMLElement {
           stat(tr("set aside", "제외"), v.setAsideCount)),
         h("h3", {}, phase?.hunt ? tr("The hunt", "사냥") : tr("The trick", "트릭")),
         h("div", { class: "trick", "data-testid": "trick" }, plays.length ? plays : h("span", { class: "none" }, "—")),
+        last ? h("h3", {}, last.hunt ? `${tr("The last hunt · taken by", "지난 사냥 · 가져간 자리:")} ${seatName(view, last.winner)}` : `${tr("The last trick · won by", "지난 트릭 · 이긴 자리:")} ${seatName(view, last.winner)}`) : null,
+        last ? h("div", { class: "trick last", "data-testid": "last-trick" }, drawPlays(last.plays)) : null,
         v.locks.length ? row("stats", v.locks.map((l) => stat(`✝ H${l.hunter}`, `${tr("locked by", "잠금:")} ${seatName(view, l.seat)}`))) : null,
       );
     }
