@@ -606,7 +606,10 @@ def test_two_seats_never_see_each_others_cards(table: WebServer, browser: Browse
             assert view == seats[seat].views[view.etag], f"{method} at {view.etag}"
             views += 1
         assert views > 10
-        assert w.errors == []
+        # Both seats may act at once (WN-3.1: the plays are secret and simultaneous): a move
+        # that lost the race is answered 409 ETAG_MISMATCH, which Chromium logs ("Failed to
+        # load resource") and the page shows. Nothing else may reach the console.
+        assert [e for e in w.errors if "status of 409" not in e] == []
     for context in contexts:
         context.close()
 

@@ -358,7 +358,7 @@ function render(): void {
 
   app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}`, "data-etag": v.etag, "data-seat": me },
     notice ? h("div", { class: "alert soft", role: "status" }, notice) : null,
-    result, seats, centre(v), handEl, movesEl, logEl));
+    result, seats, centre(v), handEl, v.result ? null : movesEl, logEl)); // at the end: no moves to list
   if (focused) {
     const again = app.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ?? app.querySelector<HTMLElement>("[data-key^=move-]");
     again?.focus();
