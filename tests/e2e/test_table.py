@@ -195,11 +195,14 @@ def browser_context_args() -> dict[str, Any]:
 
 class Watched:
     """Whatever a page shows on the screen that is not on the page itself: its console errors
-    and uncaught exceptions, and the bodies of every GameService response it received."""
+    and uncaught exceptions, the bodies of every GameService response it received, and the
+    path of every request it made."""
 
     def __init__(self, page: Page) -> None:
         self.errors: list[str] = []
         self.responses: list[Response] = []
+        self.paths: list[str] = []
+        page.on("request", lambda r: self.paths.append(urllib.parse.urlsplit(r.url).path))
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on(
@@ -458,6 +461,9 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
         page.click("#lang")
         assert page.inner_text("[data-testid=hand] h2").startswith("내 손패")
         assert "삼위일체" in page.inner_text("header")
+        page.reload()  # the choice is kept (localStorage), and the seat resumed
+        page.wait_for_selector("[data-testid=hand]")
+        assert page.inner_text("[data-testid=hand] h2").startswith("내 손패")
     shot: dict[str, bool] = {}
     seen = {"highlight": 0, "checks": 0}
 
@@ -516,6 +522,11 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
         page.screenshot(path=SCREENSHOTS / "result.png")
     assert watched.errors == []
     assert all("cred" not in r.url and "?" not in r.url for r in watched.responses)
+    # The page talks to the server only through the generated client (GameService calls at its
+    # own origin), besides loading its own three files.
+    files = {"/", "/table.js", "/table.css"}
+    others = [p for p in watched.paths if p not in files]
+    assert others and all(p.startswith("/croupier.v1.GameService/") for p in others), others
 
 
 # ---- redaction: two seats, two contexts ----
