@@ -676,6 +676,23 @@ def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, pa
     assert page.get_attribute("main", "data-seat") == "0"
     if page.get_attribute("main", "data-etag") == before:
         assert dom_hand(page) == hand
+    # Still seat 0's turn: a legal play built by selecting its cards ("multi-card moves are
+    # built by selecting cards"), the one listed with the most cards, is played as selected.
+    labels = [b.inner_text() for b in page.query_selector_all("[data-testid=move]")]
+    chosen = max((m for m in labels if m.startswith("Play ")), key=lambda m: m.count(" + "))
+    now = page.get_attribute("main", "data-etag")
+    for name in chosen.removeprefix("Play ").split(" + "):
+        key = "v14" if name == "Vampire Queen" else "v" + name.rsplit(" ", 1)[1]
+        page.click(f"[data-testid=hand] [data-card='{key}'][aria-pressed=false] >> nth=0")
+    selection = page.inner_text(".selection")
+    assert "No legal move" not in selection, (chosen, dom_hand(page), selection)
+    page.click("#play-selected")
+    deadline = time.monotonic() + 10
+    while page.get_attribute("main", "data-etag") == now:  # the move made: a new view
+        assert time.monotonic() < deadline
+        page.wait_for_timeout(50)
+    assert page.query_selector("[data-testid=refusal]") is None
+    print(f"played by selection: {chosen}")
     # The resumed seat plays on: its moves are listed again and the game goes on to its end.
     play_until_result(page, click_a_move)
     assert [e for e in watched.errors if "Failed to load" not in e] == []
