@@ -1,6 +1,8 @@
 // A tiny element builder: text always goes in as text nodes, never as HTML, so nothing a
 // server or another player sends (display names, messages) can become markup.
 
+import { t } from "./i18n.js";
+
 export type Child = Node | string | number | null | undefined | false;
 
 export function h(
@@ -31,7 +33,7 @@ export interface Face {
 
 export function card(face: Face | undefined, extra: Record<string, string | boolean | undefined> = {}, button = false): HTMLElement {
   if (face === undefined) {
-    return h("span", { class: "card back", role: "img", "aria-label": extra["aria-label"] ?? "face-down card", ...extra });
+    return h("span", { class: "card back", role: "img", "aria-label": extra["aria-label"] ?? t("faceDown"), ...extra });
   }
   const corner = h("span", { class: "corner", "aria-hidden": "true" }, face.rank, face.suit ? h("small", {}, face.suit) : null);
   const middle = h("span", { class: "pip", "aria-hidden": "true" }, face.suit ?? face.rank);

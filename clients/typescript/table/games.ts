@@ -4,7 +4,7 @@
 
 import type { GameView, Move, Event } from "../src/gen/croupier/v1/game_service_pb.js";
 import { card, h, row, type Face } from "./dom.js";
-import { t, tr } from "./i18n.js";
+import { lang, t, tr } from "./i18n.js";
 
 export interface OptionSpec {
   /** The field's path in the options message's init shape (`deck.numberCopies`). */
@@ -73,8 +73,19 @@ export function seatName(view: GameView, seat: number): string {
 const WYN_TONES = ["t-red", "t-blue", "t-green", "t-yellow", "t-purple", "t-orange"];
 const ONE_COLORS = ["", "t-red", "t-yellow", "t-green", "t-blue"];
 const ONE_COLOR_NAMES = ["", "red", "yellow", "green", "blue"];
+const ONE_COLOR_KO = ["", "빨강", "노랑", "초록", "파랑"];
 const PIG_COLORS = ["", "t-pink", "t-brown", "t-black", "t-beige"];
 export const PIG_COLOR_NAMES = ["", "pink", "brown", "black", "beige"];
+const PIG_COLOR_KO = ["", "분홍", "갈색", "검정", "베이지"];
+
+/** A colour's name in the page's language (the English ones also name test ids and classes). */
+function oneColour(c: number): string {
+  return tr(ONE_COLOR_NAMES[c] ?? "", ONE_COLOR_KO[c] ?? "");
+}
+
+function pigColour(c: number): string {
+  return tr(PIG_COLOR_NAMES[c] ?? "", PIG_COLOR_KO[c] ?? "");
+}
 const TRINITY_SUITS = ["♠", "♥", "♦", "♣"];
 const RANKS: Record<number, string> = { 11: "J", 12: "Q", 13: "K", 14: "A" };
 export const TRINITY_ROWS = ["", "J", "Q", "K"];
@@ -88,10 +99,10 @@ export function wynFace(c: WynCard): Face {
 }
 
 export function oneFace(c: OneCard): Face {
-  const color = ONE_COLOR_NAMES[c.color] ?? "";
+  const color = oneColour(c.color);
   const kinds: Record<number, [string, string]> = {
-    1: [String(c.number), String(c.number)], 2: ["+2", "plus two"], 3: ["+3", "plus three"],
-    4: ["⤼", "jump"], 5: ["↺", "U-turn"], 6: ["★", "rainbow"], 7: ["✦", "quatran"],
+    1: [String(c.number), String(c.number)], 2: ["+2", tr("plus two", "+2")], 3: ["+3", tr("plus three", "+3")],
+    4: ["⤼", tr("jump", "점프")], 5: ["↺", tr("U-turn", "유턴")], 6: ["★", tr("rainbow", "무지개")], 7: ["✦", tr("quatran", "쿼트란")],
   };
   const [rank, name] = kinds[c.type] ?? ["?", "card"];
   const tone = c.type === 6 ? "t-rainbow" : c.type === 7 ? "t-quatran" : (ONE_COLORS[c.color] ?? "");
@@ -99,24 +110,24 @@ export function oneFace(c: OneCard): Face {
 }
 
 export function pigFace(c: PigCard): Face {
-  const color = PIG_COLOR_NAMES[c.color] ?? "";
+  const color = pigColour(c.color);
   const kinds: Record<number, [string, string]> = {
-    1: [String(c.number), String(c.number)], 2: ["⊘", "skip"], 3: ["+2", "plus two"],
-    4: ["Zz", "tired pig"], 5: ["F", "farmer"],
+    1: [String(c.number), String(c.number)], 2: ["⊘", tr("skip", "건너뛰기")], 3: ["+2", tr("plus two", "+2")],
+    4: ["Zz", tr("tired pig", "지친 돼지")], 5: ["F", tr("farmer", "농부")],
   };
   const [rank, name] = kinds[c.kind] ?? ["?", "card"];
   return { rank, tone: PIG_COLORS[c.color] ?? "t-plain", label: `${color} ${name}`.trim() };
 }
 
 export function vqFace(c: number): Face {
-  if (c === 14) return { rank: "Q", suit: "♛", tone: "t-queen", label: "Vampire Queen" };
-  if (c === 15 || c === 20) return { rank: `H${c}`, suit: "✝", tone: "t-hunter", label: `Hunter ${c}` };
-  return { rank: String(c), tone: "t-vampire", label: `vampire ${c}` };
+  if (c === 14) return { rank: "Q", suit: "♛", tone: "t-queen", label: tr("Vampire Queen", "뱀파이어 퀸") };
+  if (c === 15 || c === 20) return { rank: `H${c}`, suit: "✝", tone: "t-hunter", label: `${tr("Hunter", "헌터")} ${c}` };
+  return { rank: String(c), tone: "t-vampire", label: `${tr("vampire", "뱀파이어")} ${c}` };
 }
 
 export function trinityFace(code: number): Face | undefined {
-  if (code === 53) return { rank: "★", tone: "t-rainbow", label: "colour joker" };
-  if (code === 54) return { rank: "★", tone: "t-black", label: "black-and-white joker" };
+  if (code === 53) return { rank: "★", tone: "t-rainbow", label: tr("colour joker", "컬러 조커") };
+  if (code === 54) return { rank: "★", tone: "t-black", label: tr("black-and-white joker", "흑백 조커") };
   if (code <= 0) return undefined;
   const rank = ((code - 1) % 13) + 2;
   const suit = TRINITY_SUITS[Math.floor((code - 1) / 13)] ?? "?";
@@ -205,7 +216,7 @@ export function moveLabel(move: Move, view: GameView): string {
       const k = g.value.kind;
       if (k.case === "play") {
         let label = `${tr("Play", "내기")} ${cards}`;
-        if (k.value.color) label += ` → ${ONE_COLOR_NAMES[k.value.color]}`;
+        if (k.value.color) label += ` → ${oneColour(k.value.color)}`;
         if (k.value.callOneCard) label += tr(", call One Card!", ", 원카드!");
         return label;
       }
@@ -218,16 +229,16 @@ export function moveLabel(move: Move, view: GameView): string {
       const k = g.value.kind;
       if (k.case === "play") {
         let label = `${tr("Play", "내기")} ${cards}`;
-        if (k.value.pig) label += `, ${tr("pig", "돼지")} ${PIG_COLOR_NAMES[k.value.pig]}`;
-        if (k.value.color) label += ` → ${PIG_COLOR_NAMES[k.value.color]}`;
+        if (k.value.pig) label += `, ${tr("pig", "돼지")} ${pigColour(k.value.pig)}`;
+        if (k.value.color) label += ` → ${pigColour(k.value.color)}`;
         if (k.value.call === 1) label += ", Mau!";
         if (k.value.call === 2) label += ", Mau Mau!";
         return label;
       }
       if (k.case === "draw") return tr("Draw", "뽑기");
-      if (k.case === "stepBack") return `${tr("Step back the", "뒤로 한 칸:")} ${PIG_COLOR_NAMES[k.value.pig]} ${tr("pig", "돼지")}`;
+      if (k.case === "stepBack") return `${tr("Step back the", "뒤로 한 칸:")} ${pigColour(k.value.pig)} ${tr("pig", "돼지")}`;
       if (k.case === "endSteps") return tr("End steps", "걸음 끝내기");
-      if (k.case === "placeBet") return `${tr("Bet on", "걸기:")} ${PIG_COLOR_NAMES[k.value.color]}`;
+      if (k.case === "placeBet") return `${tr("Bet on", "걸기:")} ${pigColour(k.value.color)}`;
       if (k.case === "declineBet") return tr("No bet", "걸지 않기");
       return "?";
     }
@@ -251,13 +262,32 @@ export function moveLabel(move: Move, view: GameView): string {
 
 // ---- events, for the log and the highlight of who moved ----
 
+/** The events of every game in Korean (in English, the event's own name says it). */
+const EVENT_KO: Record<string, string> = {
+  gameStarted: "게임 시작", mirrorGiven: "거울을 받음", setupRevealed: "준비 공개", priorityTaken: "우선권을 가짐",
+  cardsDrawn: "카드를 뽑음", hiddenCardSet: "카드를 숨김", roundStarted: "라운드 시작", cardChosen: "카드를 고름",
+  playsRevealed: "낸 카드 공개", stageSwept: "무대 정리", cardTaken: "카드를 가져감", pairDiscarded: "짝을 버림",
+  hiddenCardMatched: "숨긴 카드와 짝", mirrorUsed: "거울을 씀", mirrorDiscarded: "거울을 버림",
+  virtualRevealed: "가상 플레이어 공개", playsToStage: "무대로", gameEnded: "게임 끝", dealt: "카드를 나눔",
+  startCard: "시작 카드", played: "냄", skipped: "건너뜀", directionChanged: "방향이 바뀜", drew: "뽑음",
+  reshuffled: "다시 섞음", calledOneCard: "원카드!", caught: "잡힘", gameWon: "게임 승리",
+  startSeatChosen: "시작 자리", raceStarted: "경주 시작", cardPlayed: "카드를 냄", pigMoved: "돼지가 움직임",
+  seatSkipped: "자리를 건너뜀", drawPending: "뽑을 카드", mauForgotten: "마우를 잊음", pileReshuffled: "더미를 다시 섞음",
+  turnPassed: "차례가 넘어감", stepsGranted: "걸음을 받음", stepsEnded: "걸음 끝", betPlaced: "베팅함",
+  betDeclined: "베팅 안 함", raceEnded: "경주 끝", huntersDealt: "헌터를 나눔", phaseStarted: "단계 시작",
+  cardsPlayed: "카드를 냄", passed: "패스", phaseWon: "단계 승리", huntTaken: "사냥감을 가져감",
+  roundScored: "라운드 점수", gameOver: "게임 끝", turnBegan: "차례 시작", turnSkipped: "차례를 건너뜀",
+  placed: "놓음", used: "씀", moved: "옮김", rowCardDiscarded: "줄의 카드를 버림", revealed: "공개",
+  swapped: "맞바꿈", discarded: "버림", gave: "줌",
+};
+
 /** Which seat an event is about (its `seat` field, when it has one), and a short line. */
 export function describeEvent(event: Event, view: GameView): { seat: number | undefined; text: string } {
   const inner = event.game.value?.kind;
   if (inner === undefined || inner.case === undefined) return { seat: undefined, text: "" };
   const value = inner.value as unknown as Record<string, unknown>;
   const seat = typeof value["seat"] === "number" ? value["seat"] : undefined;
-  const words = inner.case.replace(/([A-Z])/g, " $1").toLowerCase();
+  const words = lang() === "ko" && EVENT_KO[inner.case] !== undefined ? EVENT_KO[inner.case]! : inner.case.replace(/([A-Z])/g, " $1").toLowerCase();
   let detail = "";
   const cards = value["cards"] ?? (value["card"] !== undefined ? [value["card"]] : undefined);
   if (Array.isArray(cards) && cards.length > 0) {
@@ -363,11 +393,11 @@ export function centre(view: GameView): HTMLElement {
         row("piles",
           h("div", { class: "pile" }, card(undefined, { "aria-label": `${t("drawPile")}: ${v.drawPileSize}` }), h("span", {}, `${t("drawPile")} ${v.drawPileSize}`)),
           h("div", { class: "pile" }, v.topCard ? card(oneFace(v.topCard), { "data-testid": "top-card" }) : card(undefined), h("span", {}, `${t("discard")} ${v.discardPileSize}`)),
-          h("div", { class: `swatch ${ONE_COLORS[v.activeColor] ?? ""}`, "aria-label": `${tr("colour", "색")}: ${ONE_COLOR_NAMES[v.activeColor]}` }, ONE_COLOR_NAMES[v.activeColor] ?? ""),
+          h("div", { class: `swatch ${ONE_COLORS[v.activeColor] ?? ""}`, "aria-label": `${tr("colour", "색")}: ${oneColour(v.activeColor)}` }, oneColour(v.activeColor)),
         ),
         row("stats", stat(tr("direction", "방향"), v.clockwise ? "↻" : "↺"), stat(t("turn"), seatName(view, v.currentSeat)),
           v.pendingAttack ? stat(tr("attack", "공격"), `+${v.pendingAttack}`) : null,
-          v.quatranColor ? stat(tr("quatran colour", "쿼트란 색"), ONE_COLOR_NAMES[v.quatranColor] ?? "") : null,
+          v.quatranColor ? stat(tr("quatran colour", "쿼트란 색"), oneColour(v.quatranColor)) : null,
           stat(t("game"), v.gameNumber), stat(tr("wins to match", "경기 승리 수"), v.winsToMatch)),
       );
     }
@@ -376,8 +406,8 @@ export function centre(view: GameView): HTMLElement {
       const lanes = [1, 2, 3, 4].map((color) => {
         const at = v.pigs[color - 1] ?? 0;
         const cells = Array.from({ length: v.finish + 1 }, (_, i) =>
-          h("span", { class: `cell${i === v.finish ? " finish" : ""}${i === 0 ? " start" : ""}` }, i === at ? h("span", { class: `pig-token ${PIG_COLORS[color]}`, role: "img", "aria-label": `${PIG_COLOR_NAMES[color]} pig at ${at}` }, String(at)) : ""));
-        return h("div", { class: "lane", "data-testid": `lane-${PIG_COLOR_NAMES[color]}` }, h("span", { class: `lane-name ${PIG_COLORS[color]}` }, PIG_COLOR_NAMES[color]), h("div", { class: "cells" }, cells));
+          h("span", { class: `cell${i === v.finish ? " finish" : ""}${i === 0 ? " start" : ""}` }, i === at ? h("span", { class: `pig-token ${PIG_COLORS[color]}`, role: "img", "aria-label": `${pigColour(color)} ${tr("pig at", "돼지, 칸")} ${at}` }, String(at)) : ""));
+        return h("div", { class: "lane", "data-testid": `lane-${PIG_COLOR_NAMES[color]}` }, h("span", { class: `lane-name ${PIG_COLORS[color]}` }, pigColour(color)), h("div", { class: "cells" }, cells));
       });
       const phases = ["", tr("play", "내기"), tr("steps", "걸음"), tr("bet", "베팅"), tr("over", "끝")];
       return h("section", { class: "centre pig", "aria-label": tr("track", "트랙") },
@@ -385,20 +415,24 @@ export function centre(view: GameView): HTMLElement {
         row("piles",
           h("div", { class: "pile" }, card(undefined, { "aria-label": `${t("drawPile")}: ${v.drawSize}` }), h("span", {}, `${t("drawPile")} ${v.drawSize}`)),
           h("div", { class: "pile" }, v.topCard ? card(pigFace(v.topCard), { "data-testid": "top-card" }) : card(undefined), h("span", {}, `${t("discard")} ${v.discardSize}`)),
-          v.requiredColor ? h("div", { class: `swatch ${PIG_COLORS[v.requiredColor]}` }, PIG_COLOR_NAMES[v.requiredColor] ?? "") : null,
+          v.requiredColor ? h("div", { class: `swatch ${PIG_COLORS[v.requiredColor]}`, "aria-label": `${tr("colour", "색")}: ${pigColour(v.requiredColor)}` }, pigColour(v.requiredColor)) : null,
         ),
         row("stats", stat(t("race"), `${v.race}/${v.races}`), stat(t("phase"), phases[v.phase] ?? "?"),
           v.pendingDraw ? stat(tr("to draw", "뽑을 장수"), v.pendingDraw) : null,
           v.stepsLeft ? stat(tr("steps left", "남은 걸음"), v.stepsLeft) : null,
-          v.myBet ? stat(tr("my bet", "내 베팅"), PIG_COLOR_NAMES[v.myBet] ?? "") : null,
-          v.betRow.length ? stat(tr("bets", "베팅"), v.betRow.map((b) => `${seatName(view, b.seat)}${b.color ? `:${PIG_COLOR_NAMES[b.color]}` : ""}`).join(", ")) : null),
+          v.myBet ? stat(tr("my bet", "내 베팅"), pigColour(v.myBet)) : null,
+          v.betRow.length ? stat(tr("bets", "베팅"), v.betRow.map((b) => `${seatName(view, b.seat)}${b.color ? `:${pigColour(b.color)}` : ""}`).join(", ")) : null),
       );
     }
     case "vampireQueen": {
       const v = g.value;
       const phase = v.phase;
-      const plays = (phase?.plays ?? []).map((p) => h("div", { class: "play" }, h("span", { class: "lbl" }, seatName(view, p.seat)),
+      const drawPlays = (list: NonNullable<typeof phase>["plays"]): HTMLElement[] => list.map((p) => h("div", { class: "play" }, h("span", { class: "lbl" }, seatName(view, p.seat)),
         p.cards.length ? p.cards.map((c) => card(vqFace(c))) : h("span", { class: "none" }, p.forced ? tr("forced pass", "강제 패스") : tr("pass", "패스"))));
+      const plays = drawPlays(phase?.plays ?? []);
+      // The server's bots answer at once, so a trick is often over before a person sees it:
+      // while the new one is empty, the last one stays on the table (the view's history).
+      const last = plays.length ? undefined : v.history[v.history.length - 1];
       return h("section", { class: "centre vq", "aria-label": tr("trick", "트릭") },
         row("stats", stat(t("round"), `${v.round}/${v.rounds}`),
           phase ? stat(tr("leader", "선"), seatName(view, phase.leader)) : null,
@@ -408,6 +442,8 @@ export function centre(view: GameView): HTMLElement {
           stat(tr("set aside", "제외"), v.setAsideCount)),
         h("h3", {}, phase?.hunt ? tr("The hunt", "사냥") : tr("The trick", "트릭")),
         h("div", { class: "trick", "data-testid": "trick" }, plays.length ? plays : h("span", { class: "none" }, "—")),
+        last ? h("h3", {}, last.hunt ? `${tr("The last hunt · taken by", "지난 사냥 · 가져간 자리:")} ${seatName(view, last.winner)}` : `${tr("The last trick · won by", "지난 트릭 · 이긴 자리:")} ${seatName(view, last.winner)}`) : null,
+        last ? h("div", { class: "trick last", "data-testid": "last-trick" }, drawPlays(last.plays)) : null,
         v.locks.length ? row("stats", v.locks.map((l) => stat(`✝ H${l.hunter}`, `${tr("locked by", "잠금:")} ${seatName(view, l.seat)}`))) : null,
       );
     }
@@ -423,7 +459,7 @@ export function centre(view: GameView): HTMLElement {
         h("div", { class: "board", "data-testid": "board" }, board),
         row("piles",
           h("div", { class: "pile" }, card(undefined, { "aria-label": `${t("drawPile")}: ${v.deckSize}` }), h("span", {}, `${t("drawPile")} ${v.deckSize}`)),
-          h("div", { class: "pile" }, top ? card(trinityFace(top)) : h("span", { class: "card empty" }), h("span", {}, `${t("discard")} ${v.discardPile.length}`))),
+          h("div", { class: "pile" }, top ? card(trinityFace(top)) : h("span", { class: "card empty", role: "img", "aria-label": `${t("discard")}: ${t("empty")}` }), h("span", {}, `${t("discard")} ${v.discardPile.length}`))),
         row("stats", stat(t("turn"), seatName(view, v.turn)), stat(tr("step", "단계"), steps[v.step] ?? "?"),
           v.usingCard ? stat(tr("using", "사용 중"), trinityFace(v.usingCard)?.label ?? "") : null,
           v.giftReceiver !== undefined ? stat(tr("gift to", "선물 받는 자리"), seatName(view, v.giftReceiver)) : null,

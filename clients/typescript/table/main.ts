@@ -14,7 +14,6 @@ import "./table.css";
 
 const croupier: Croupier = connectWeb(location.origin, "connect", { retry: { maxAttempts: 2 } });
 const app = document.getElementById("app")!;
-const BOT_DELAY_MS = 300; // bots wait a little so people can follow their moves
 
 // ---- language ----
 
@@ -40,6 +39,10 @@ function header(extra?: HTMLElement): HTMLElement {
 
 function explain(error: unknown): string {
   const e = CroupierError.from(error);
+  // By reason first: PERMISSION_DENIED is also a server that lets only its operator create
+  // games, or a game of bots only (which needs that key too).
+  if (e.reason === "OPERATOR_KEY_MISSING" || e.reason === "OPERATOR_KEY_REJECTED") return t("operatorOnly");
+  if (e.reason === "ALL_SEATS_BOTS") return t("allBots");
   if (e.reason === "CREDENTIAL_REJECTED" || e.code === Code.PermissionDenied || e.code === Code.Unauthenticated) return t("badCredential");
   if (e.code === Code.NotFound || e.reason === "INVALID_NAME") return t("noGame");
   if (e.code === Code.Unavailable || e.code === Code.Unknown || e.code === Code.DeadlineExceeded) return t("serverDown");
@@ -57,6 +60,7 @@ window.addEventListener("unhandledrejection", (e) => fatal(explain(e.reason)));
 // ---- the lobby ----
 
 let lobbyGame = "vampire_queen";
+let lobbyBotLevel = "strong";
 let lobbyLinks: HTMLElement | null = null;
 
 function optionInput(spec: (typeof GAMES)[number]["options"][number], gameType: string): HTMLElement {
@@ -104,17 +108,27 @@ function lobby(): void {
     botBox.replaceChildren(...Array.from({ length: n }, (_, i) => h("label", { class: "check" },
       h("input", { type: "checkbox", class: "bot-seat", "data-seat": i, "data-key": `bot-${i}`, checked: i > 0 }), ` ${t("seat")} ${i}: ${t("bot")}`)));
   };
+  // The server plays the bot seats itself (CreateGame's bot_levels, docs/bots.md).
+  const level = h("select", { id: "bot-level", "data-key": "bot-level" },
+    h("option", { value: "strong", selected: lobbyBotLevel === "strong" }, t("botStrong")),
+    h("option", { value: "random", selected: lobbyBotLevel === "random" }, t("botRandom"))) as HTMLSelectElement;
+  level.addEventListener("change", () => { lobbyBotLevel = level.value; });
   seats.addEventListener("input", drawBots);
   drawBots();
   const create = h("button", { type: "button", id: "create", class: "primary", "data-key": "create" }, t("create"));
   const status = h("div", { id: "lobby-status", role: "status" });
   create.addEventListener("click", () => void (async () => {
     const n = Number(seats.value);
+    const bots = [...botBox.querySelectorAll<HTMLInputElement>(".bot-seat")].filter((b) => b.checked).map((b) => Number(b.dataset["seat"]));
+    if (bots.length >= n) { // a game of bots only needs the operator key: say so before asking
+      status.replaceChildren(h("div", { class: "alert", role: "alert", "data-testid": "error" }, t("allBots")));
+      return;
+    }
     create.setAttribute("disabled", "");
     try {
-      const game = await croupier.create(gameOptions(lobbyGame, readOptions(lobbyGame)), n, { requestId: crypto.randomUUID() });
-      const bots = [...botBox.querySelectorAll<HTMLInputElement>(".bot-seat")].filter((b) => b.checked).map((b) => Number(b.dataset["seat"]));
-      lobbyLinks = links(game.name, game.seatCredentials, bots);
+      const botLevels = Array.from({ length: n }, (_, i) => (bots.includes(i) ? level.value : ""));
+      const game = await croupier.create(gameOptions(lobbyGame, readOptions(lobbyGame)), n, { requestId: crypto.randomUUID(), botLevels });
+      lobbyLinks = links(game.name, game.seatCredentials);
       lobby();
     } catch (error) {
       status.replaceChildren(h("div", { class: "alert", role: "alert", "data-testid": "error" }, explain(error)));
@@ -127,7 +141,7 @@ function lobby(): void {
       h("label", {}, t("game"), " ", select),
       h("label", {}, `${t("seats")} (${info.minSeats}–${info.maxSeats})`, " ", seats),
       h("fieldset", {}, h("legend", {}, t("options")), info.options.map((o) => optionInput(o, info.id))),
-      h("fieldset", {}, h("legend", {}, t("bots")), botBox, h("p", { class: "note" }, t("botsNote"))),
+      h("fieldset", {}, h("legend", {}, t("bots")), botBox, h("label", {}, t("botLevel"), " ", level), h("p", { class: "note" }, t("botsNote"))),
       create, status),
     lobbyLinks));
 }
@@ -136,25 +150,21 @@ function fragment(params: Record<string, string>): string {
   return `#${new URLSearchParams(params).toString()}`;
 }
 
-function links(name: string, credentials: string[], bots: number[]): HTMLElement {
-  const humans = credentials.map((_, i) => i).filter((i) => !bots.includes(i));
-  const host = humans[0] ?? 0; // this seat's link also carries the bot seats' credentials
-  const botParam = bots.map((s) => `${s}:${credentials[s]}`).join(",");
-  const items = (humans.length ? humans : [host]).map((seat) => {
-    const params: Record<string, string> = { game: name, seat: String(seat), cred: credentials[seat] ?? "" };
-    if (seat === host && botParam) params["bots"] = botParam;
-    const href = `${location.origin}${location.pathname}${fragment(params)}`;
+function links(name: string, credentials: string[]): HTMLElement {
+  // A bot seat has no credential (the server plays it): one link per human seat.
+  const humans = credentials.map((_, i) => i).filter((i) => credentials[i]);
+  const items = humans.map((seat) => {
+    const href = `${location.origin}${location.pathname}${fragment({ game: name, seat: String(seat), cred: credentials[seat] ?? "" })}`;
     const copy = h("button", { type: "button", class: "ghost", "data-key": `copy-${seat}` }, t("copy"));
     copy.addEventListener("click", () => void navigator.clipboard?.writeText(href));
-    return h("li", {}, h("a", { href, "data-seat": seat, "data-testid": `link-${seat}` }, `${t("seat")} ${seat} — ${t("playHere")}`),
-      seat === host && botParam ? h("small", {}, ` (${t("runsBots")})`) : null, " ", copy);
+    return h("li", {}, h("a", { href, "data-seat": seat, "data-testid": `link-${seat}` }, `${t("seat")} ${seat} — ${t("playHere")}`), " ", copy);
   });
   return h("section", { class: "links" }, h("h2", {}, t("links")), h("p", { class: "note" }, t("linksNote")), h("ul", {}, items));
 }
 
 // ---- the table ----
 
-interface Session { name: string; seat: number; cred: string; bots: Map<number, string> }
+interface Session { name: string; seat: number; cred: string }
 
 let session: Session | null = null;
 let view: GameView | undefined;
@@ -168,7 +178,6 @@ let movedSeat: number | undefined;
 let loggedMoves = -1n;
 let busy = false;
 let watching: AbortController | null = null;
-const botsRunning = new Set<number>();
 
 function parseFragment(): Session | null | "bad" {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -177,12 +186,7 @@ function parseFragment(): Session | null | "bad" {
   const seat = Number(params.get("seat"));
   const cred = params.get("cred");
   if (!name || !cred || !Number.isInteger(seat) || seat < 0) return "bad";
-  const bots = new Map<number, string>();
-  for (const part of (params.get("bots") ?? "").split(",").filter(Boolean)) {
-    const at = part.indexOf(":");
-    bots.set(Number(part.slice(0, at)), part.slice(at + 1));
-  }
-  return { name, seat, cred, bots };
+  return { name, seat, cred };
 }
 
 async function openTable(s: Session): Promise<void> {
@@ -197,7 +201,6 @@ async function openTable(s: Session): Promise<void> {
   }
   await refreshMoves();
   render();
-  void runBots();
   void watch(s, view.etag);
 }
 
@@ -239,7 +242,6 @@ async function onView(next: GameView, events: Event[], own: boolean): Promise<vo
   }
   if (changed) { selected = []; await refreshMoves(); }
   render();
-  void runBots();
 }
 
 async function refreshMoves(): Promise<void> {
@@ -279,33 +281,6 @@ async function play(move: Move | Move["game"]): Promise<void> {
   }
 }
 
-/** The bot seats this tab holds: a random legal move whenever one of them may act. The
- * server's own bots (when it has them) would make this loop unnecessary: drop `bots=` from
- * the link. */
-async function runBots(): Promise<void> {
-  if (session === null || view === undefined || view.result !== undefined) return;
-  const s = session;
-  for (const [seat, cred] of s.bots) {
-    if (!view.activeSeats.includes(seat) || botsRunning.has(seat)) continue;
-    botsRunning.add(seat);
-    void (async () => {
-      try {
-        await new Promise((r) => setTimeout(r, BOT_DELAY_MS));
-        if (session !== s) return;
-        const { moves: legal, etag } = await croupier.listLegalMoves(s.name, cred);
-        const pick = legal[Math.floor(Math.random() * legal.length)];
-        if (pick !== undefined) await croupier.apply(s.name, cred, pick, { etag, requestId: crypto.randomUUID() });
-      } catch {
-        // Another seat moved first (ETAG_MISMATCH) or the seat can't act now: the next view
-        // starts the bot again.
-      } finally {
-        botsRunning.delete(seat);
-        if (session === s && view !== undefined && view.activeSeats.includes(seat)) setTimeout(() => void runBots(), BOT_DELAY_MS);
-      }
-    })();
-  }
-}
-
 function rerender(): void {
   if (session !== null && view !== undefined) render();
   else if (session === null) lobby();
@@ -323,7 +298,7 @@ function render(): void {
   const seats = h("section", { class: "seats", "aria-label": t("seats") }, Array.from({ length: v.seats }, (_, seat) => {
     const active = v.activeSeats.includes(seat);
     return h("div", { class: `seat${seat === me ? " me" : ""}${active ? " active" : ""}${seat === movedSeat ? " moved" : ""}`, "data-testid": `seat-${seat}` },
-      h("div", { class: "seat-name" }, seatName(v, seat), seat === me ? ` (${t("you")})` : "", session?.bots.has(seat) ? ` · ${t("bot")}` : "",
+      h("div", { class: "seat-name" }, seatName(v, seat), seat === me ? ` (${t("you")})` : "", v.botLevels[seat] ? ` · ${t("bot")}` : "",
         active ? h("span", { class: "badge turn" }, t("turn")) : null,
         // A seat that walked away (the clock's abandon_after): the server plays it until it moves.
         v.away[seat] ? h("span", { class: "badge away", "data-testid": `away-${seat}` }, t("away")) : null),
@@ -383,7 +358,7 @@ function render(): void {
 
   app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}`, "data-etag": v.etag, "data-seat": me },
     notice ? h("div", { class: "alert soft", role: "status" }, notice) : null,
-    result, seats, centre(v), handEl, movesEl, logEl));
+    result, seats, centre(v), handEl, v.result ? null : movesEl, logEl)); // at the end: no moves to list
   if (focused) {
     const again = app.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ?? app.querySelector<HTMLElement>("[data-key^=move-]");
     again?.focus();
