@@ -489,3 +489,28 @@ def test_croupier_play_opens_a_table_and_lists_the_lobby(
     assert f"{name}  one_card  seats 0: {host}, 1: - (open)" in capsys.readouterr().out
     joined = table.anon_b.join(name, code, player_id=player())
     assert joined.seat == 1 and joined.view.status == Status.GAME_STATUS_ACTIVE
+
+
+def test_croupier_play_saves_a_record_on_a_server_with_operator_keys(
+    table: Table,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 18's own steps: `croupier-play --save-record FILE` against a shared server, then
+    `croupier-play --replay FILE`. A server with operator keys creates games only for them:
+    croupier-play sends CROUPIER_OPERATOR_KEY on every play, not only with --open-seats (it
+    sent none and failed with OPERATOR_KEY_MISSING)."""
+    path = tmp_path / "game.json"
+    args = ["--game", "whats_your_name", "--players", "2", "--seed", "5"]
+    monkeypatch.delenv("CROUPIER_OPERATOR_KEY", raising=False)
+    with pytest.raises(SystemExit):
+        play_main([*args, "--target", table.target_a])
+    assert "OPERATOR_KEY_MISSING" in capsys.readouterr().err
+    monkeypatch.setenv("CROUPIER_OPERATOR_KEY", OPERATOR_KEY)
+    play_main([*args, "--target", table.target_a, "--save-record", str(path)])
+    assert f"record saved to {path}" in capsys.readouterr().out
+    record = load_record(path)
+    assert record.setup.seed == 5 and record.moves
+    assert table.b.record(record.name) == record  # the operator's copy, through the other replica
+    play_main(["--replay", str(path)])  # returns: the replay ends in the recorded result

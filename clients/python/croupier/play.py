@@ -116,6 +116,13 @@ def set_option(options: Message, assignment: str) -> None:
         raise ValueError(f"--option {assignment}: {error}") from None
 
 
+def _operator_key() -> str | None:
+    """The operator key, for servers that create games only for its holders (a server started
+    here takes the same variable): from the environment, as the server takes it (never a flag:
+    command lines are visible)."""
+    return os.environ.get("CROUPIER_OPERATOR_KEY") or None
+
+
 @contextlib.contextmanager
 def _target(target: str | None) -> Iterator[str]:
     if target:
@@ -317,9 +324,7 @@ def main(argv: list[str] | None = None) -> None:
         if not args.target:
             parser.error("--list and --open-seats need --target HOST:PORT (a shared server)")
         try:
-            # The operator key, for servers that create games only for its holders: from the
-            # environment, as the server takes it (never a flag: command lines are visible).
-            key = os.environ.get("CROUPIER_OPERATOR_KEY") or None
+            key = _operator_key()
             with Croupier(args.target, operator_key=None if args.list else key) as croupier:
                 if args.list:
                     _print_lobby(croupier, sys.stdout)
@@ -363,7 +368,10 @@ def main(argv: list[str] | None = None) -> None:
         except ValueError as error:
             parser.error(str(error))
     try:
-        with _target(args.target) as target, Croupier(target) as croupier:
+        with (
+            _target(args.target) as target,
+            Croupier(target, operator_key=_operator_key()) as croupier,
+        ):
             if human is None:
                 play(
                     croupier,
