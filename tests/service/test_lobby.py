@@ -514,3 +514,61 @@ def test_croupier_play_saves_a_record_on_a_server_with_operator_keys(
     assert record.setup.seed == 5 and record.moves
     assert table.b.record(record.name) == record  # the operator's copy, through the other replica
     play_main(["--replay", str(path)])  # returns: the replay ends in the recorded result
+
+
+def test_bad_input_gets_a_clear_error_and_changes_nothing(table: Table) -> None:
+    """Issue 18: "Bad input (unknown game, wrong join code, joining a full or finished game, a
+    player id over the size limit, a page token from another filter, a forged page token) gets
+    a clear error and changes nothing" (the join code and page tokens: the tests above)."""
+    host = player()
+    game = open_game(table.a, 2, host=host)
+    joined = table.anon_b.join(game.name, game.join_code, player_id=player())
+    credentials = [game.seat_credentials[0], joined.seat_credential]
+    finish(table.both, game.name, credentials, seed=4)
+    finished = table.a.get(game.name)
+    error = refused(table.anon_a.join, game.name, game.join_code, player_id=player())
+    assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_FULL")
+    assert refused(table.anon_b.leave, game.name, credentials[1]).reason == "GAME_STARTED"
+
+    missing = "games/" + "0" * 24
+    for call in [
+        functools.partial(table.anon_a.leave, missing, credentials[0]),
+        functools.partial(table.a.reissue, missing, 0),
+        functools.partial(table.a.record, missing),
+        functools.partial(table.a.rematch, missing),
+    ]:
+        error = refused(call)
+        assert (error.code, error.reason) == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND"), call
+    for call in [
+        functools.partial(table.anon_a.join, "games/nope", game.join_code),
+        functools.partial(table.a.record, "games/" + "0" * 24 + "\n"),
+    ]:
+        error = refused(call)
+        assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_NAME")
+
+    for player_ids in [[player(), "x" * 129], [player(), "tab\there"], [player()]]:
+        error = refused(
+            table.a.create, options_for("one_card"), 2, player_ids=player_ids, open_seats=True
+        )
+        assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_PLAYER_ID")
+        assert list(table.a.iter_games(filter=f'player_id = "{player_ids[0]}"')) == []
+    for bad in [
+        {"player_id": "x" * 129},
+        {"display_name": "x" * 65},
+        {"display_name": "new\nline"},
+    ]:
+        waiting = open_game(table.a, 2)
+        error = refused(table.anon_b.join, waiting.name, waiting.join_code, **bad)
+        assert error.code == grpc.StatusCode.INVALID_ARGUMENT, bad
+        assert table.a.get(waiting.name).etag == waiting.etag
+    error = refused(table.anon_b.join, waiting.name, "")
+    assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_JOIN_CODE")
+    error = refused(table.a.list_games, filter=f'player_id = "{"x" * 129}"')
+    assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_PLAYER_ID")
+    # A seat's record without its credential; a stranger's rematch.
+    error = refused(table.anon_a.record, game.name)
+    assert error.code == grpc.StatusCode.UNAUTHENTICATED
+    stranger = table.a.create(options_for("one_card"), 2).seat_credentials[0]
+    assert refused(table.anon_a.rematch, game.name, stranger).reason == "CREDENTIAL_REJECTED"
+    assert table.a.get(game.name) == finished  # the finished game did not change
+    assert table.a.get(waiting.name).etag == waiting.etag
