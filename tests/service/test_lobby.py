@@ -531,18 +531,20 @@ def test_bad_input_gets_a_clear_error_and_changes_nothing(table: Table) -> None:
     assert refused(table.anon_b.leave, game.name, credentials[1]).reason == "GAME_STARTED"
 
     missing = "games/" + "0" * 24
-    for call in [
+    calls: list[Callable[[], Any]] = [
         functools.partial(table.anon_a.leave, missing, credentials[0]),
         functools.partial(table.a.reissue, missing, 0),
         functools.partial(table.a.record, missing),
         functools.partial(table.a.rematch, missing),
-    ]:
+    ]
+    for call in calls:
         error = refused(call)
         assert (error.code, error.reason) == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND"), call
-    for call in [
+    calls = [
         functools.partial(table.anon_a.join, "games/nope", game.join_code),
         functools.partial(table.a.record, "games/" + "0" * 24 + "\n"),
-    ]:
+    ]
+    for call in calls:
         error = refused(call)
         assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_NAME")
 

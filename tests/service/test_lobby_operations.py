@@ -73,8 +73,8 @@ def test_each_lobby_rpc_is_logged_and_counted(store_url: str, tmp_path: Path) ->
     for rpc in LOBBY_RPCS:
         assert f'croupier_rpc_latency_seconds_bucket{{le="0.5",rpc="{rpc}"}}' in metrics, rpc
     ok = 'code="OK",game_type="whats_your_name",reason=""'
-    for rpc, calls in [("JoinGame", 2), ("LeaveGame", 1), ("ReissueCredential", 1)]:
-        assert f'croupier_rpc_calls_total{{{ok},rpc="{rpc}"}} {calls:.1f}' in metrics, rpc
+    for rpc, count in [("JoinGame", 2), ("LeaveGame", 1), ("ReissueCredential", 1)]:
+        assert f'croupier_rpc_calls_total{{{ok},rpc="{rpc}"}} {count:.1f}' in metrics, rpc
     full = 'code="FAILED_PRECONDITION",game_type="whats_your_name",reason="GAME_FULL"'
     assert f'croupier_rpc_calls_total{{{full},rpc="JoinGame"}} 1.0' in metrics
     assert f'croupier_rpc_calls_total{{{ok},rpc="GetGameRecord"}} 1.0' in metrics
@@ -107,8 +107,8 @@ def test_each_lobby_rpc_is_rate_limited(store_url: str) -> None:
     """Calls with a credential (a seat's or the operator key) are limited per credential,
     JoinGame and the lobby's ListGames (no credential) per address: past the burst, each is
     RESOURCE_EXHAUSTED `RATE_LIMITED`, refused before anything is read or written."""
-    limits = ("--rate-limit", "1", "--rate-burst", "2")
-    limits += ("--anonymous-rate-limit", "1", "--anonymous-rate-burst", "2")
+    limits = ["--rate-limit", "1", "--rate-burst", "2"]
+    limits += ["--anonymous-rate-limit", "1", "--anonymous-rate-burst", "2"]
     with (
         LocalServer(store_url, env=ENV) as setup_server,
         Croupier(setup_server.target, operator_key=OPERATOR_KEY) as setup,
@@ -120,7 +120,7 @@ def test_each_lobby_rpc_is_rate_limited(store_url: str) -> None:
         finish([setup], game.name, [game.seat_credentials[0], joined.seat_credential], seed=1)
         waiting = setup.create(options_for("one_card"), 2, open_seats=True)
         with (
-            LocalServer(store_url, env=ENV, extra_args=limits) as server,
+            LocalServer(store_url, env=ENV, extra_args=tuple(limits)) as server,
             Croupier(server.target, operator_key=OPERATOR_KEY) as operator,
             Croupier(server.target) as anonymous,
         ):
