@@ -13,7 +13,8 @@ Without `--target` it starts a server of its own. The same seed prints the same 
 that it ends in the recorded result (exit status 1 when it does not): the engines come with the
 server's distribution, so this runs its `croupier.service.replay` as a process. With `--target`,
 `--open-seats` creates a game whose seats but yours are open and prints its join code, and
-`--list` prints the lobby.
+`--list` prints the lobby. A server with operator keys creates games only for them: every game
+croupier-play creates then carries the key from the environment, `CROUPIER_OPERATOR_KEY`.
 """
 
 from __future__ import annotations
