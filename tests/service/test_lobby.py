@@ -574,3 +574,23 @@ def test_bad_input_gets_a_clear_error_and_changes_nothing(table: Table) -> None:
     assert refused(table.anon_a.rematch, game.name, stranger).reason == "CREDENTIAL_REJECTED"
     assert table.a.get(game.name) == finished  # the finished game did not change
     assert table.a.get(waiting.name).etag == waiting.etag
+
+
+def test_a_left_seat_stops_the_turn_clock_until_the_table_is_full_again(table: Table) -> None:
+    """LeaveGame "frees a seat before the first move": the game waits again, so its turn clock
+    stops (no deadline in the view) and starts afresh when the last seat is claimed again; a
+    deadline set by the first full table does not survive into the second (it had, and the
+    sweep then played the seat at once)."""
+    clock = pb.Clock(seconds_per_decision=3)
+    game = open_game(table.a, 2, clock=clock)
+    joined = table.anon_b.join(game.name, game.join_code, player_id=player())
+    assert joined.view.deadlines  # the table is full: the clock runs
+    left = table.b.leave(game.name, joined.seat_credential)
+    assert left.status == Status.GAME_STATUS_WAITING and list(left.deadlines) == []
+    time.sleep(3.5)  # past the deadline the first full table had
+    before_ms = int(time.time() * 1000)
+    again = table.anon_a.join(game.name, game.join_code, player_id=player())
+    deadlines = [d.deadline.ToMilliseconds() for d in again.view.deadlines]
+    assert deadlines and all(d >= before_ms + 2_000 for d in deadlines), (deadlines, before_ms)
+    time.sleep(0.5)  # several sweeps of the due index (every 0.2 s): none plays a seat
+    assert table.a.get(game.name).move_count == 0
