@@ -594,3 +594,59 @@ def test_a_left_seat_stops_the_turn_clock_until_the_table_is_full_again(table: T
     assert deadlines and all(d >= before_ms + 2_000 for d in deadlines), (deadlines, before_ms)
     time.sleep(0.5)  # several sweeps of the due index (every 0.2 s): none plays a seat
     assert table.a.get(game.name).move_count == 0
+
+
+def test_the_lobby_stays_exact_while_seats_are_joined_and_left_through_both_replicas(
+    table: Table,
+) -> None:
+    """Issue 18: indexes "that stay correct under races". Joins and leaves of public games race
+    through both replicas while listings read the lobby: each page lists every game once, as
+    its own hash says at that moment (waiting, public), and once the races end the lobby is
+    exactly the games with an open seat (no entry a race removed, none left listing a full
+    game)."""
+    host = player()
+    games = [open_game(table.a, 2, host=host, public=True) for _ in range(6)]
+    stop = threading.Event()
+    seen: list[list[pb.GameSummary]] = []
+
+    failures: list[BaseException] = []
+
+    def churn(number: int) -> None:
+        try:
+            rounds(number)
+        except BaseException as error:  # surfaced below: a thread's exception is only printed
+            failures.append(error)
+
+    def rounds(number: int) -> None:
+        game = games[number]
+        for round_ in range(4):
+            joiner = [table.anon_a, table.anon_b][(number + round_) % 2]
+            joined = joiner.join(game.name, game.join_code, player_id=player())
+            if number % 2 and round_ == 3:
+                return  # odd games end full
+            [table.anon_b, table.anon_a][(number + round_) % 2].leave(
+                game.name, joined.seat_credential
+            )
+
+    def listing() -> None:
+        while True:
+            seen.append(list(table.anon_a.iter_games(filter=f'player_id = "{host}"')))
+            if stop.wait(0.02):  # under the per-address rate of calls without a credential
+                return
+
+    lister = threading.Thread(target=listing)
+    lister.start()
+    workers = [threading.Thread(target=churn, args=(n,)) for n in range(len(games))]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    stop.set()
+    lister.join()
+    assert not failures and seen
+    for page in seen:
+        assert len({g.name for g in page}) == len(page)
+        assert all(g.status == Status.GAME_STATUS_WAITING and list(g.open_seats) for g in page)
+    expected = [g.name for n, g in reversed(list(enumerate(games))) if n % 2 == 0]
+    for lobby in (table.anon_a, table.anon_b):
+        assert names_of(lobby.iter_games(filter=f'player_id = "{host}"')) == expected
