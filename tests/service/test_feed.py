@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -198,3 +199,39 @@ def test_croupier_feed_prints_each_event_once_as_json(store_url: str, client: Cr
     assert lines[1]["result"] == json_format.MessageToDict(view.result)
     assert all(line["entry"].startswith("croupier:feed:{feed-") for line in lines)
     assert run() == []
+
+
+def test_games_finished_by_bot_seats_and_by_a_forfeit_are_in_the_feed(store_url: str) -> None:
+    """Issue 18: "every ... game finished (with its result)" is appended, whoever ends it: the
+    service's bot seats (each of their moves a write of the server's own, not an ApplyMove)
+    and a turn clock's forfeit (the sweep's write)."""
+    key = "op-feed-key"
+    group = f"finishers-{uuid.uuid4().hex[:8]}"
+    setup = connect(store_url)
+    ensure_group(setup, group)
+    setup.close()
+    views: dict[str, pb.GameView] = {}
+    with (
+        LocalServer(store_url, env={"CROUPIER_OPERATOR_KEY": key}) as server,
+        Croupier(server.target, operator_key=key) as operator,
+        Croupier(server.target) as spectator,
+    ):
+        bots = operator.create(options_for("trinity"), 3, bot_levels=["random"] * 3)
+        forfeit = pb.Clock(seconds_per_decision=1, on_timeout=pb.TIMEOUT_POLICY_FORFEIT)
+        clocked = operator.create(options_for("one_card"), 2, clock=forfeit)
+        until = time.monotonic() + 120  # an honest margin on a busy machine; seconds as a rule
+        for game in (bots, clocked):
+            while not (view := spectator.get(game.name)).HasField("result"):
+                assert time.monotonic() < until, view
+                time.sleep(0.2)
+            views[game.name] = view
+    assert views[clocked.name].HasField("forfeited_seat")
+    finished = {
+        i.event.name: i.event
+        for i in consume(store_url, group, 1)
+        if i.event.kind == Kind.KIND_GAME_FINISHED and i.event.name in views
+    }
+    assert set(finished) == set(views)
+    for name, event in finished.items():
+        assert event.result == views[name].result
+        assert event.version == int(views[name].etag)
