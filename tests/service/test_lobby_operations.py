@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service.embedded_redis import free_port
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from tests.service.helpers import finish
 
 OPERATOR_KEY = "op-lobby-operations"
@@ -146,3 +147,35 @@ def test_each_lobby_rpc_is_rate_limited(store_url: str) -> None:
                 assert limited in outcomes, (name, outcomes)
         # Refused before the write: the waiting game's seats are as they were.
         assert setup.get(waiting.name).etag == waiting.etag
+
+
+def test_the_python_client_sends_join_game_once_after_the_store_failed(tmp_path: Path) -> None:
+    """JoinGame has no request id: after STORE_UNAVAILABLE its write may have been made, and a
+    second call would claim a second seat (docs/api.md, "Which failures to retry"). The client
+    leaves it to its caller: one JoinGame reaches the server, where a read (GetGame) is sent
+    again by the channel's retry policy."""
+    log_path = tmp_path / "server.log"
+    with (
+        EmbeddedRedis() as store,
+        log_path.open("wb") as log,
+        LocalServer(store.url, env=ENV, log_level="info", stderr=log.fileno()) as server,
+        Croupier(server.target, operator_key=OPERATOR_KEY, timeout=10) as operator,
+        Croupier(server.target, timeout=10) as anonymous,
+    ):
+        game = operator.create(options_for("one_card"), 2, player_ids=["host", ""], open_seats=True)
+        store.stop()
+        for call in (
+            lambda: anonymous.join(game.name, game.join_code, player_id="guest"),
+            lambda: anonymous.get(game.name),
+        ):
+            with pytest.raises(CroupierError) as refused:
+                call()
+            assert (refused.value.code, refused.value.reason) == (
+                grpc.StatusCode.UNAVAILABLE,
+                "STORE_UNAVAILABLE",
+            )
+        time.sleep(0.3)  # the log lines are written after the answers
+    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line[:1] == "{"]
+    sent = Counter(line["rpc"] for line in lines if line.get("rpc") in ("JoinGame", "GetGame"))
+    assert sent["JoinGame"] == 1
+    assert sent["GetGame"] > 1  # retried: up to 5 tries within the deadline
