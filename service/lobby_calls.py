@@ -152,6 +152,9 @@ class LobbyCalls:
             stored.player_ids.extend(players)
             stored.credential_hashes[seat] = b""
             stored.display_names[seat] = ""
+            # Waiting again: the clock stops (no deadlines), and starts afresh at the next join
+            # that fills the table (a deadline kept from now would be long past by then).
+            clocks.refresh(game, None, clocks.now_ms())
             if stored.public:
                 # The game is open again: back in the lobby (before the write, as at creation).
                 await self._store.index_add(

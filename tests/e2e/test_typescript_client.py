@@ -19,6 +19,7 @@ from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
 from croupier.service import keys
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.e2e.helpers import TS, TSX, check_refusals, run_node, run_script
 from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
@@ -156,3 +157,48 @@ def test_typescript_client_retries_overloaded_calls(typescript: Path) -> None:
             for rpc in ("ApplyMove", "WatchGame")
         }
     assert all(1 <= n < 5 for n in refused.values()), refused
+
+
+def test_typescript_client_sends_join_game_again_only_after_overloaded(typescript: Path) -> None:
+    """JoinGame has no request id (docs/api.md, "Which failures to retry"): the client sends it
+    again after OVERLOADED (refused before anything: the join then succeeds), but not after
+    STORE_UNAVAILABLE, whose write may have been made: one JoinGame reaches the server."""
+    metrics_port = free_port()
+    with (
+        EmbeddedRedis() as store,
+        LocalServer(
+            store.url,
+            extra_args=(
+                "--max-calls-in-flight", "1", "--store-timeout", "60", "--rate-limit", "0",
+                "--metrics-port", str(metrics_port),
+            ),
+            env={"CROUPIER_ANONYMOUS_RATE_LIMIT": "0"},
+        ) as server,
+        Croupier(server.target) as client,
+    ):  # fmt: skip
+        games = [
+            client.create(OneCardOptions(), 2, player_ids=["host", ""], open_seats=True)
+            for _ in range(2)
+        ]
+        script = _overload_script(
+            server.target, games[0].name, "--mode", "join", "--code", games[0].join_code
+        )
+        with call_slot_held(store, server.target, games[0].name, metrics_port):
+            assert script.stdin is not None
+            script.stdin.write("go\n")
+            script.stdin.flush()
+            wait_metric(metrics_port, "croupier_overloaded_calls_total", 1, rpc="JoinGame")
+        assert _result(script) == {"seat": 1}
+
+        script = _overload_script(
+            server.target, games[1].name, "--mode", "join", "--code", games[1].join_code
+        )
+        store.stop()
+        assert script.stdin is not None
+        script.stdin.write("go\n")
+        script.stdin.flush()
+        assert _result(script)["error"] == "UNAVAILABLE STORE_UNAVAILABLE"
+        joins = metric(
+            metrics_port, "croupier_rpc_calls_total", rpc="JoinGame", reason="STORE_UNAVAILABLE"
+        )
+    assert joins == 1

@@ -5,13 +5,19 @@ read through the documented iterator (croupier.feed.follow)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
+import time
 import uuid
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from google.protobuf import json_format
 
 from croupier.client import Croupier
 from croupier.feed import FeedItem, connect, ensure_group, follow, shard_keys
@@ -131,3 +137,101 @@ def test_the_feed_and_the_indexes_spread_over_the_cluster(
     ):
         nodes = {redis_client.get_node_from_key(key).name for key in names}
         assert len(nodes) == 3, names
+
+
+def test_a_restarted_consumer_gets_every_entry_it_left_unacknowledged(
+    store_url: str, client: Croupier
+) -> None:
+    """docs/api.md, "The event feed": a consumer that dies before acknowledging gets its
+    entries again. All of them, however many (`follow` re-read only its first `count` per
+    shard before), and an entry trimmed away while pending is acknowledged, not handed over."""
+    group = f"restart-{uuid.uuid4().hex[:8]}"
+    tag = uuid.uuid4().hex[:8]
+    reader = connect(store_url)
+    try:
+        ensure_group(reader, group)
+        names = {
+            client.create(options_for("whats_your_name"), 2, player_ids=[f"{tag}-{n}", ""]).name
+            for n in range(12)  # 12 events over 8 shards: some shard holds two or more
+        }
+
+        def read() -> list[FeedItem]:
+            items = follow(reader, group=group, consumer="c1", count=1, block_ms=200, forever=False)
+            return [i for i in items if i.event.name in names]
+
+        first = read()  # nothing acknowledged: the consumer "dies"
+        assert {i.event.name for i in first} == names
+        trimmed = first[0]
+        reader.xdel(trimmed.stream, trimmed.entry_id)
+        again = read()
+        assert sorted(i.entry_id for i in again) == sorted(
+            i.entry_id for i in first if i is not trimmed
+        )
+        for item in again:
+            item.ack()
+        assert all(reader.xpending(key, group)["pending"] == 0 for key in shard_keys())
+        assert read() == []
+    finally:
+        reader.close()
+
+
+def test_croupier_feed_prints_each_event_once_as_json(store_url: str, client: Croupier) -> None:
+    """`croupier-feed` (a real process) follows the feed as one consumer of a group: each new
+    event a JSON line, acknowledged, so a second run prints none of them again."""
+    group = f"cli-{uuid.uuid4().hex[:8]}"
+    setup = connect(store_url)
+    ensure_group(setup, group)
+    setup.close()
+    tag = uuid.uuid4().hex[:8]
+    game = client.create(options_for("whats_your_name"), 2, player_ids=[tag, ""])
+    view, _ = finish([client], game.name, list(game.seat_credentials), seed=6)
+    command = [str(Path(sys.executable).parent / "croupier-feed"), "--redis-url", store_url]
+    command += ["--group", group, "--no-follow"]
+
+    def run() -> list[dict[str, Any]]:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        return [line for line in lines if line["name"] == game.name]
+
+    lines = run()
+    assert [line["kind"] for line in lines] == ["KIND_GAME_CREATED", "KIND_GAME_FINISHED"]
+    assert lines[0]["playerIds"] == [tag, ""]
+    assert lines[1]["result"] == json_format.MessageToDict(view.result)
+    assert all(line["entry"].startswith("croupier:feed:{feed-") for line in lines)
+    assert run() == []
+
+
+def test_games_finished_by_bot_seats_and_by_a_forfeit_are_in_the_feed(store_url: str) -> None:
+    """Issue 18: "every ... game finished (with its result)" is appended, whoever ends it: the
+    service's bot seats (each of their moves a write of the server's own, not an ApplyMove)
+    and a turn clock's forfeit (the sweep's write)."""
+    key = "op-feed-key"
+    group = f"finishers-{uuid.uuid4().hex[:8]}"
+    setup = connect(store_url)
+    ensure_group(setup, group)
+    setup.close()
+    views: dict[str, pb.GameView] = {}
+    with (
+        LocalServer(store_url, env={"CROUPIER_OPERATOR_KEY": key}) as server,
+        Croupier(server.target, operator_key=key) as operator,
+        Croupier(server.target) as spectator,
+    ):
+        bots = operator.create(options_for("trinity"), 3, bot_levels=["random"] * 3)
+        forfeit = pb.Clock(seconds_per_decision=1, on_timeout=pb.TIMEOUT_POLICY_FORFEIT)
+        clocked = operator.create(options_for("one_card"), 2, clock=forfeit)
+        until = time.monotonic() + 120  # an honest margin on a busy machine; seconds as a rule
+        for game in (bots, clocked):
+            while not (view := spectator.get(game.name)).HasField("result"):
+                assert time.monotonic() < until, view
+                time.sleep(0.2)
+            views[game.name] = view
+    assert views[clocked.name].HasField("forfeited_seat")
+    finished = {
+        i.event.name: i.event
+        for i in consume(store_url, group, 1)
+        if i.event.kind == Kind.KIND_GAME_FINISHED and i.event.name in views
+    }
+    assert set(finished) == set(views)
+    for name, event in finished.items():
+        assert event.result == views[name].result
+        assert event.version == int(views[name].etag)

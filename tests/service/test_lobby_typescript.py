@@ -1,7 +1,8 @@
 """The lobby through the TypeScript client (clients/typescript/examples/lobby.ts) against a
-real server with an operator key: create with an open seat, find it in the lobby, join, play to
-the end, read the record, rematch, list. On the single Redis only: the client is the same on
-either store, and the Python tests cover the cluster."""
+real server with an operator key: create with an open seat, find it in the lobby, join, leave,
+join again, reissue a credential, play to the end, read the record, rematch, list. On the
+single Redis only: the client is the same on either store, and the Python tests cover the
+cluster."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def test_the_typescript_client_joins_lists_records_and_rematches(store_url: str)
         )
     assert seen["lobby"] == [seen["name"]]
     assert seen["joinedSeat"] == 1
+    assert seen["openAfterLeave"] == [1]  # LeaveGame freed the seat; the second join took it
+    assert seen["oldCredential"] == "CREDENTIAL_REJECTED"  # ReissueCredential revoked it
     assert seen["statusAfterJoin"] == "ACTIVE"
     assert seen["moves"] > 0 and seen["recordMoves"] == seen["moves"]
     assert seen["rematch"] != seen["name"]

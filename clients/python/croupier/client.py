@@ -8,7 +8,10 @@ with Croupier("localhost:50051") as croupier:
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
+import time
 import uuid
 from collections.abc import Callable, Generator, Iterator, Sequence
 from types import TracebackType
@@ -30,7 +33,8 @@ T = TypeVar("T")
 # a connection that failed. Where the server asks for a delay (grpc-retry-pushback-ms, sent with
 # OVERLOADED beside its RetryInfo) gRPC waits that long instead. Nothing else is retried:
 # RESOURCE_EXHAUSTED includes limits no retry lifts (SEAT_LIMIT); see docs/api.md. A call made
-# twice is harmless: reads change nothing, and ApplyMove always carries a request id.
+# twice is harmless: reads change nothing, and ApplyMove always carries a request id; JoinGame,
+# which has none, is left out (service_config).
 MAX_ATTEMPTS = 5  # gRPC's own ceiling
 
 
@@ -45,7 +49,11 @@ def service_config(max_attempts: int = MAX_ATTEMPTS) -> str:
             "backoffMultiplier": 2,
             "retryableStatusCodes": ["UNAVAILABLE"],
         }
-    return json.dumps({"methodConfig": [method]})
+    # JoinGame is not sent again by gRPC: its write has no request id, so a STORE_UNAVAILABLE
+    # after Redis made it would claim a second seat (docs/api.md, "Which failures to retry").
+    # Croupier.join sends it again itself after OVERLOADED only (refused before anything).
+    join = {"name": [{"service": "croupier.v1.GameService", "method": "JoinGame"}]}
+    return json.dumps({"methodConfig": [method, join]})
 
 
 def _metadata(credential: str | None) -> list[tuple[str, str]]:
@@ -76,6 +84,7 @@ class Croupier:
         self._stub = GameServiceStub(self.channel)
         self.timeout = timeout
         self.operator_key = operator_key
+        self.max_attempts = max_attempts
 
     def _call(self, method: Callable[..., T], request: Message, credential: str | None) -> T:
         try:
@@ -141,15 +150,22 @@ class Croupier:
     def join(
         self, name: str, join_code: str, *, player_id: str = "", display_name: str = ""
     ) -> pb.JoinGameResponse:
-        """Claim an open seat; the response holds its seat and secret credential."""
-        response: pb.JoinGameResponse = self._call(
-            self._stub.JoinGame,
-            pb.JoinGameRequest(
-                name=name, join_code=join_code, player_id=player_id, display_name=display_name
-            ),
-            None,
+        """Claim an open seat; the response holds its seat and secret credential. Sent again
+        only after OVERLOADED: after any other UNAVAILABLE the seat may be claimed already (see
+        the game's view, e.g. its player ids), and a second call would claim another."""
+        request = pb.JoinGameRequest(
+            name=name, join_code=join_code, player_id=player_id, display_name=display_name
         )
-        return response
+        for attempt in itertools.count(1):
+            try:
+                response: pb.JoinGameResponse = self._call(self._stub.JoinGame, request, None)
+                return response
+            except CroupierError as error:
+                if error.reason != "OVERLOADED" or attempt >= self.max_attempts:
+                    raise
+                # The backoff of the channel's retry policy: jittered, doubling from 0.1 s.
+                time.sleep(random.uniform(0, min(2.0, 0.1 * 2 ** (attempt - 1))))
+        raise AssertionError("unreachable")
 
     def leave(self, name: str, credential: str) -> pb.GameView:
         """Free the credential's seat (before the first move); the public view after it."""

@@ -84,36 +84,55 @@ def follow(
     count: int = 100,
     forever: bool = True,
 ) -> Iterator[FeedItem]:
-    """The feed's events for `consumer` of `group`, first any this consumer had read without
-    acknowledging (after a restart), then new ones. Acknowledge each once handled
+    """The feed's events for `consumer` of `group`, first every one this consumer had read
+    without acknowledging (after a restart), then new ones. Acknowledge each once handled
     (`item.ack()`). `forever=False`: stop once a read of every shard finds nothing new."""
     client = connect(url_or_client) if isinstance(url_or_client, str) else url_or_client
     ensure_group(client, group, start)
-    pending = True  # first the entries delivered to this consumer before and not acknowledged
+    # Each shard on its own: in a cluster the shards are in different slots, and one
+    # XREADGROUP may only name keys of one.
+    for key in shard_keys():
+        # This consumer's pending entries, `count` at a time from after the last one read, until
+        # none is left: a consumer may hold more than one read's worth.
+        after = "0"
+        while True:
+            reply = client.xreadgroup(group, consumer, {key: after}, count=count)
+            entries = [entry for _, entries in reply or [] for entry in entries]
+            if not entries:
+                break
+            for entry_id, fields in entries:
+                after = entry_id
+                item = _item(client, group, key, entry_id, fields)
+                if item is None:
+                    # Trimmed away while pending: nothing is left to hand over, so it is
+                    # acknowledged rather than read again at every restart.
+                    client.xack(key, group, entry_id)
+                    continue
+                yield item
     while True:
         found = False
-        # Each shard on its own: in a cluster the shards are in different slots, and one
-        # XREADGROUP may only name keys of one.
         for key in shard_keys():
             reply = client.xreadgroup(
-                group, consumer, {key: "0" if pending else ">"}, count=count,
-                block=None if pending else max(1, block_ms // FEED_SHARDS),
-            )  # fmt: skip
-            for stream, entries in reply or []:
-                name = stream.decode() if isinstance(stream, bytes) else stream
+                group, consumer, {key: ">"}, count=count, block=max(1, block_ms // FEED_SHARDS)
+            )
+            for _, entries in reply or []:
                 for entry_id, fields in entries:
-                    data = fields.get(b"event")
-                    if data is None:
-                        continue  # trimmed away while pending
                     found = True
-                    entry = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-                    event = pb.FeedEvent.FromString(data)
-                    yield FeedItem(name, entry, event, client, group)
-        if pending:
-            pending = False
-            continue
+                    item = _item(client, group, key, entry_id, fields)
+                    if item is not None:
+                        yield item
         if not found and not forever:
             return
+
+
+def _item(client: Any, group: str, key: str, entry_id: Any, fields: Any) -> FeedItem | None:
+    """The entry as a FeedItem; None for an entry trimmed away (redis-py reads its fields as
+    none, or as an empty dict)."""
+    data = (fields or {}).get(b"event")
+    if data is None:
+        return None
+    entry = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return FeedItem(key, entry, pb.FeedEvent.FromString(data), client, group)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,7 +13,8 @@ Without `--target` it starts a server of its own. The same seed prints the same 
 that it ends in the recorded result (exit status 1 when it does not): the engines come with the
 server's distribution, so this runs its `croupier.service.replay` as a process. With `--target`,
 `--open-seats` creates a game whose seats but yours are open and prints its join code, and
-`--list` prints the lobby.
+`--list` prints the lobby. A server with operator keys creates games only for them: every game
+croupier-play creates then carries the key from the environment, `CROUPIER_OPERATOR_KEY`.
 """
 
 from __future__ import annotations
@@ -114,6 +115,13 @@ def set_option(options: Message, assignment: str) -> None:
             setattr(target, last, _scalar(field, text))
     except (TypeError, ValueError) as error:
         raise ValueError(f"--option {assignment}: {error}") from None
+
+
+def _operator_key() -> str | None:
+    """The operator key, for servers that create games only for its holders (a server started
+    here takes the same variable): from the environment, as the server takes it (never a flag:
+    command lines are visible)."""
+    return os.environ.get("CROUPIER_OPERATOR_KEY") or None
 
 
 @contextlib.contextmanager
@@ -317,9 +325,7 @@ def main(argv: list[str] | None = None) -> None:
         if not args.target:
             parser.error("--list and --open-seats need --target HOST:PORT (a shared server)")
         try:
-            # The operator key, for servers that create games only for its holders: from the
-            # environment, as the server takes it (never a flag: command lines are visible).
-            key = os.environ.get("CROUPIER_OPERATOR_KEY") or None
+            key = _operator_key()
             with Croupier(args.target, operator_key=None if args.list else key) as croupier:
                 if args.list:
                     _print_lobby(croupier, sys.stdout)
@@ -363,7 +369,10 @@ def main(argv: list[str] | None = None) -> None:
         except ValueError as error:
             parser.error(str(error))
     try:
-        with _target(args.target) as target, Croupier(target) as croupier:
+        with (
+            _target(args.target) as target,
+            Croupier(target, operator_key=_operator_key()) as croupier,
+        ):
             if human is None:
                 play(
                     croupier,

@@ -5,6 +5,7 @@
 //
 //   npx tsx test/overload.ts --target 127.0.0.1:50051 --name games/… --mode apply --credential …
 //   npx tsx test/overload.ts --target 127.0.0.1:50051 --name games/… --mode watch
+//   npx tsx test/overload.ts --target 127.0.0.1:50051 --name games/… --mode join --code jc_…
 
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -18,10 +19,11 @@ async function main(): Promise<void> {
       name: { type: "string" },
       mode: { type: "string", default: "apply" },
       credential: { type: "string", default: "" },
+      code: { type: "string", default: "" },
     },
   });
   if (!values.target || !values.name) {
-    throw new Error("usage: overload.ts --target HOST:PORT --name games/… --mode apply|watch");
+    throw new Error("usage: overload.ts --target HOST:PORT --name games/… --mode apply|watch|join");
   }
   const name = values.name;
   const croupier = connect(values.target, { timeoutMs: 30_000 });
@@ -37,6 +39,9 @@ async function main(): Promise<void> {
       }
       const applied = await croupier.apply(name, values.credential, move);
       console.log(JSON.stringify({ etag: applied.etag, moveCount: Number(applied.view?.moveCount ?? -1) }));
+    } else if (values.mode === "join") {
+      const joined = await croupier.join(name, values.code, { playerId: "ts-joiner" });
+      console.log(JSON.stringify({ seat: joined.seat }));
     } else {
       for await (const message of croupier.watch(name)) {
         console.log(JSON.stringify({ moveCount: Number(message.view?.moveCount ?? -1) }));
