@@ -73,3 +73,22 @@ def test_nothing_refers_to_a_path_outside_the_repository() -> None:
             if OUTSIDE_REFERENCES.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not found, "references outside the repository:\n" + "\n".join(found)
+
+
+def test_every_metric_is_in_docs_deployment() -> None:
+    """docs/deployment.md, "Metrics and logs", names every series the server exports (issue
+    17's audit found the WATCH_TOO_SLOW and overload series missing from its list)."""
+    from prometheus_client.metrics import MetricWrapperBase
+
+    from croupier.service import metrics
+
+    names = {
+        family.name
+        for value in vars(metrics).values()
+        if isinstance(value, MetricWrapperBase)
+        for family in value.describe()
+    }
+    assert len(names) >= 10, names
+    documented = (ROOT / "docs" / "deployment.md").read_text()
+    missing = {name for name in names if name not in documented}
+    assert not missing, f"series not in docs/deployment.md: {sorted(missing)}"

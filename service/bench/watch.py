@@ -5,7 +5,10 @@ on them (spread evenly, each with a seat's credential in turn, or none: a specta
 every stream has its first view the recorded moves are sent with ApplyMove at a fixed overall
 rate (`--watch-rate`), one game after another. It reports the moves and stream updates per
 second, the delivery latency (from sending a move to each stream holding its update), streams
-that missed an update, and the server's CPU per move and per update delivered.
+that missed an update, and the server's CPU per move and per update delivered. The moves
+measured are those sent within the window, and their updates are counted whenever they arrive
+(the bench waits for the last of them), so that a slow delivery on a busy machine shows as
+latency, never as updates missing from the count.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 
 DEFAULT_GAME = "vampire_queen"  # the longest games: a stream outlives the measured window
+# How long, at most, the bench waits after the window for the updates of its last moves.
+TAIL_SECONDS = 30.0
 
 
 class _Table:
@@ -42,6 +47,7 @@ class _Table:
         self.credentials = list(created.seat_credentials)
         self.sent: dict[int, float] = {}  # move count after the move -> perf_counter at sending
         self.next = 0
+        self.applied = 0  # the move count after the last move the server applied
 
 
 def _metadata(credential: str | None) -> tuple[tuple[str, str], ...]:
@@ -63,6 +69,19 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
     error_reasons: dict[str, int] = {}  # of the ApplyMoves
     window = [0.0, 0.0]
     settled = 0  # streams that have their first view, or failed
+    last_seen = [-1] * args.watchers  # each stream's last move count (-1: ended, or none yet)
+    caught_up = asyncio.Event()  # once the moves are sent: every open stream holds the last
+    sending = [True]
+
+    def behind() -> bool:
+        return any(
+            0 <= last_seen[n] < tables[n % len(tables)].applied for n in range(args.watchers)
+        )
+
+    def note_progress() -> None:
+        if not sending[0] and not behind():
+            caught_up.set()
+
     all_settled = asyncio.Event()
 
     def settle() -> None:
@@ -85,20 +104,22 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
             async for response in stream:
                 count = response.view.move_count
                 now = time.perf_counter()
+                sent = table.sent.get(count)
                 if seen < 0:
                     settle()
-                elif window[0] <= now <= window[1]:
+                elif sent is not None and window[0] <= sent <= window[1]:
                     updates += 1
                     missed += count - seen - 1
-                    sent = table.sent.get(count)
-                    if sent is not None:
-                        latencies.append(now - sent)
-                seen = count
+                    latencies.append(now - sent)
+                seen = last_seen[number] = count
+                note_progress()
         except grpc.RpcError as error:
             reason = reason_of(error)
             stream_errors[reason] = stream_errors.get(reason, 0) + 1
             if seen < 0:
                 settle()
+        last_seen[number] = -1  # ended: nothing more to wait for
+        note_progress()
 
     server_pid = args.watch_pids.get("server")
     rss = [rss_bytes(server_pid) if server_pid else None]
@@ -127,7 +148,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
                 continue
             seat, move = table.recorded.moves[table.next]
             table.next += 1
-            table.sent[table.next] = time.perf_counter()
+            sent_at = table.sent[table.next] = time.perf_counter()
             apply = pb.ApplyMoveRequest(
                 name=table.name, move=pb.Move.FromString(move), request_id=request_id(table.next)
             )
@@ -135,7 +156,8 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
                 await stub.ApplyMove(
                     apply, metadata=_metadata(table.credentials[seat]), timeout=args.timeout
                 )
-                if window[0] <= time.perf_counter() <= window[1]:
+                table.applied = table.next
+                if window[0] <= sent_at <= window[1]:
                     moves += 1
             except grpc.RpcError as error:
                 reason = reason_of(error)
@@ -143,6 +165,12 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
         await asyncio.sleep(0.2)  # the last updates arrive
         ended = _cpu(args)
         elapsed = time.perf_counter() - cpu["started"]
+        # Late updates still count (a missing one shows in `missed`, or as updates short of
+        # streams x moves): wait for every open stream to hold its game's last applied move.
+        sending[0] = False
+        note_progress()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(caught_up.wait(), timeout=TAIL_SECONDS)
     finally:
         for task in streams:
             task.cancel()

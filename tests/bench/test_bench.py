@@ -159,8 +159,11 @@ def test_watcher_bench_delivers_every_move_to_every_stream(tmp_path: Path) -> No
     assert watch["stream_errors"] == {}
     assert watch["missed_updates"] == 0
     assert watch["moves_per_s"] > 0
-    # Every stream gets every move: 8 streams per game, moves spread over the games.
-    assert watch["updates_per_s"] == pytest.approx(8 * watch["moves_per_s"], rel=0.15)
+    # Every stream gets every move: 8 streams per game, so 8 updates per move measured. The
+    # updates of the window's moves count whenever they arrive: an equality of counts, which a
+    # busy machine's slow delivery does not break (issue 17: assert order and completeness, not
+    # wall time; before, the updates arriving after the window were left out: 33 of 40).
+    assert watch["updates_per_s"] == pytest.approx(8 * watch["moves_per_s"])
     delivery = watch["delivery_ms"]
     assert 0 < delivery["p50"] <= delivery["p99"] <= delivery["max"]
     assert watch["server_us_per_update"] > 0

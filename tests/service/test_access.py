@@ -237,6 +237,42 @@ def test_a_tokenless_flood_is_refused_with_retry_info(limited: LocalServer) -> N
         assert status_of(caught.value)[:2] == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
 
 
+def test_create_game_is_limited_per_operator_key(store_url: str) -> None:
+    """Issue 17: "Limit them per peer address (and per operator key)". With operator keys,
+    CreateGame counts against its key's own bucket (`--rate-limit`): beyond it,
+    RESOURCE_EXHAUSTED / RATE_LIMITED with a RetryInfo, nothing created; another key calling
+    from the same address at the same moment is not refused."""
+    keys = {"CROUPIER_OPERATOR_KEY": "op-key-one,op-key-two"}
+    with (
+        LocalServer(store_url, env=keys, extra_args=("--rate-limit", "2", "--rate-burst", "5"))
+        as server,
+        Croupier(server.target, operator_key="op-key-two") as two,
+        grpc.insecure_channel(server.target) as channel,
+    ):  # fmt: skip
+        stub = GameServiceStub(channel)
+        request = pb.CreateGameRequest(seats=3, vampire_queen=VampireQueenOptions())
+        metadata = [("authorization", "Bearer op-key-one")]
+
+        def create_one() -> tuple[grpc.StatusCode, str, float | None]:
+            try:
+                stub.CreateGame(request, metadata=metadata, timeout=10)
+            except grpc.RpcError as error:
+                return status_of(error)
+            return grpc.StatusCode.OK, "", None
+
+        started = time.monotonic()
+        outcomes = [create_one() for _ in range(15)]
+        elapsed = time.monotonic() - started
+        created = sum(1 for code, _, _ in outcomes if code == grpc.StatusCode.OK)
+        refusals = [o for o in outcomes if o[0] != grpc.StatusCode.OK]
+        assert 1 <= created <= 5 + 2 * elapsed + 1, (created, elapsed)
+        assert refusals
+        for code, reason, delay in refusals:
+            assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+            assert delay is not None and 0 < delay <= 0.5  # one call's worth at 2/s
+        assert two.create(VampireQueenOptions(), 3).name  # the other key's bucket is full
+
+
 def test_the_web_gateway_counts_by_the_same_address(limited: LocalServer) -> None:
     """The web gateway's peers (`web:127.0.0.1:<port>`) are counted by their host as well: a
     flood of Connect calls, each on a new connection, is refused."""
