@@ -33,6 +33,7 @@ from playwright.sync_api import (
     Page,
     Playwright,
     Response,
+    Route,
     ViewportSize,
     sync_playwright,
 )
@@ -713,6 +714,40 @@ def test_a_seat_that_walked_away_shows_its_badge(table: WebServer, page: Page) -
     badge = page.wait_for_selector("[data-testid=away-1]", timeout=30_000)
     assert badge is not None
     assert "away" in badge.inner_text()
+
+
+def test_a_resume_refused_as_out_of_range_starts_again_from_the_current_view(
+    table: WebServer, page: Page
+) -> None:
+    """A watch resumed from an etag more moves back than the server replays is refused
+    (OUT_OF_RANGE, RESUME_OUT_OF_RANGE; docs/api.md, "Resuming"): the page must then watch from
+    the current view, not resend the same etag forever. Here every WatchGame that carries a
+    since_etag is answered so, and the page must still show a move made after it opened."""
+    refused: list[str] = []
+
+    def refuse_resumes(route: Route) -> None:
+        if b'"sinceEtag"' not in (route.request.post_data_buffer or b""):
+            route.continue_()
+            return
+        refused.append(route.request.url)
+        end = b'{"error":{"code":"out_of_range","message":"resumed too far back"}}'
+        route.fulfill(
+            status=200,
+            headers={"content-type": "application/connect+json"},
+            body=struct.pack(">BI", 2, len(end)) + end,  # the end-of-stream envelope
+        )
+
+    with Croupier(table.target) as croupier:
+        created = croupier.create(options_for("one_card"), 2)
+        credentials = list(created.seat_credentials)
+        page.route("**/croupier.v1.GameService/WatchGame", refuse_resumes)
+        page.goto(seat_link(table, created.name, credentials[0]))
+        page.wait_for_selector("[data-testid=seat-1]")
+        seat = croupier.get(created.name).active_seats[0]
+        move = croupier.legal_moves(created.name, credentials[seat])[0]
+        croupier.apply(created.name, credentials[seat], move)
+    page.locator(".game-title", has_text="· 1 ").wait_for(timeout=30_000)
+    assert refused  # the page did resume from its etag first, and was refused
 
 
 # ---- bad links and a stopped server ----

@@ -220,6 +220,9 @@ async function watch(s: Session, since: string): Promise<void> {
       if (control.signal.aborted) return;
       const e = CroupierError.from(error);
       if (e.code === Code.NotFound || e.code === Code.PermissionDenied) { fatal(explain(e)); return; }
+      // RESUME_OUT_OF_RANGE: more moves were missed than the server replays; resuming from the
+      // same etag would be refused forever, so start again from the current view.
+      if (e.code === Code.OutOfRange) sinceEtag = "";
       notice = t("reconnecting");
       render();
       await new Promise((r) => setTimeout(r, 1000));
