@@ -206,14 +206,7 @@ def test_a_tokenless_flood_is_refused_with_retry_info(limited: LocalServer) -> N
         with ThreadPoolExecutor(8) as pool:
             outcomes = list(pool.map(one, range(40)))
         elapsed = time.monotonic() - started
-        created = sum(1 for code, _, _ in outcomes if code == grpc.StatusCode.OK)
-        refusals = [o for o in outcomes if o[0] != grpc.StatusCode.OK]
-        # A token bucket never lets through more than its burst plus its rate over the time.
-        assert 1 <= created <= 10 + 2 * elapsed + 1, (created, elapsed)
-        assert refusals
-        for code, reason, delay in refusals:
-            assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
-            assert delay is not None and 0 < delay <= 1.0  # one call's worth at 2/s
+        assert_token_bucket(outcomes, burst=10, rate=2, elapsed=elapsed, max_delay=1.0)
 
         # Reads and watch streams without a credential count the same way; a seat's
         # credential has a bucket of its own.
@@ -263,13 +256,7 @@ def test_create_game_is_limited_per_operator_key(store_url: str) -> None:
         started = time.monotonic()
         outcomes = [create_one() for _ in range(15)]
         elapsed = time.monotonic() - started
-        created = sum(1 for code, _, _ in outcomes if code == grpc.StatusCode.OK)
-        refusals = [o for o in outcomes if o[0] != grpc.StatusCode.OK]
-        assert 1 <= created <= 5 + 2 * elapsed + 1, (created, elapsed)
-        assert refusals
-        for code, reason, delay in refusals:
-            assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
-            assert delay is not None and 0 < delay <= 0.5  # one call's worth at 2/s
+        assert_token_bucket(outcomes, burst=5, rate=2, elapsed=elapsed, max_delay=0.5)
         assert two.create(VampireQueenOptions(), 3).name  # the other key's bucket is full
 
 
@@ -402,3 +389,23 @@ def test_two_authorization_headers_are_refused_by_the_web_gateway(limited: Local
     finally:
         connection.close()
     assert answer["code"] == "unauthenticated", answer
+
+
+def assert_token_bucket(
+    outcomes: list[tuple[grpc.StatusCode, str, float | None]],
+    *,
+    burst: int,
+    rate: float,
+    elapsed: float,
+    max_delay: float,
+) -> None:
+    """A token bucket lets at least one call through and never more than its burst plus its
+    rate over the time; every other call is RESOURCE_EXHAUSTED / RATE_LIMITED with a RetryInfo
+    delay of at most `max_delay` (one call's worth at the rate)."""
+    created = sum(1 for code, _, _ in outcomes if code == grpc.StatusCode.OK)
+    refusals = [o for o in outcomes if o[0] != grpc.StatusCode.OK]
+    assert 1 <= created <= burst + rate * elapsed + 1, (created, elapsed)
+    assert refusals
+    for code, reason, delay in refusals:
+        assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+        assert delay is not None and 0 < delay <= max_delay
