@@ -5,19 +5,20 @@ listings, page tokens and feed entries they use are in service/lobby.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import secrets
 
 from croupier.engines.core import rng
 from croupier.engines.registry import GAMES
-from croupier.service import auth, bots, callers, clocks, errors, keys, lobby
+from croupier.service import auth, bots, callers, clocks, errors, keys, lobby, moves
 from croupier.service.bot_seats import BotSeats
 from croupier.service.calls import CallLog
 from croupier.service.games import LoadedGame, game_name, open_seats, player_ids
 from croupier.service.store import IndexEntry
 from croupier.service.writes import GameWrites
 from croupier.v1 import game_service_pb2 as pb
-from croupier.v1.storage_pb2 import LoggedMove, StoredGame
+from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredGame
 
 LOBBY_PREFIX = keys.lobby_index(0).rsplit(":", 1)[0] + ":"
 
@@ -70,10 +71,18 @@ class LobbyCalls:
     async def join(
         self, game_id: str, request: pb.JoinGameRequest, call: CallLog
     ) -> pb.JoinGameResponse:
-        """Claim the first open seat of the game with its join code (the request checked)."""
+        """Claim the first open seat of the game with its join code (the request checked).
+        With a request id, once: its record (the first response) is kept by the same write as
+        the seat, and a retry, on any replica, is answered from it."""
         name = request.display_name
         code_hash = auth.credential_hash(request.join_code)
-        game = await self._writes.load(game_id, call)
+        digest = moves.digest_of(request.SerializeToString(deterministic=True))
+        # The record is the game's (keyed by the game and the id): it is answered only to a
+        # caller with the game's join code and this very request (the digest).
+        request_id = f"join:{request.request_id}" if request.request_id else None
+        snapshot = await self._writes.read(game_id, request_id)
+        game = self._writes.decode(game_id, snapshot, call)
+        kept = snapshot.record
         indexed = False
         for _ in range(self._settings.max_commit_attempts):
             stored = game.stored
@@ -82,6 +91,8 @@ class LobbyCalls:
                 code_hash, stored.join_code_hash
             ):
                 raise errors.join_code_rejected()
+            if kept is not None:
+                return _replayed_join(kept, digest, call)
             free = open_seats(stored)
             if not free:
                 raise errors.failed_precondition(
@@ -111,7 +122,18 @@ class LobbyCalls:
             stored.display_names[seat] = name
             clocks.refresh(game, None, clocks.now_ms())  # the last seat claimed: the clock runs
             await self._writes.schedule(game)
-            current = await self._writes.update(game)
+            # The response is the written version's, made before the write to be its record.
+            written = dataclasses.replace(game, version=game.version + 1)
+            response = pb.JoinGameResponse(
+                seat=seat, seat_credential=credential, view=written.view(seat)
+            )
+            record = None
+            if request_id is not None:
+                kept_now = IdempotencyRecord(
+                    request_digest=digest, response=response.SerializeToString()
+                )
+                record = (request_id, kept_now.SerializeToString())
+            current = await self._writes.update(game, record=record)
             if current is None:
                 call.seat = seat
                 await self._writes.feed(
@@ -123,10 +145,10 @@ class LobbyCalls:
                     seat=seat,
                 )
                 self._bots.start_bots(game)
-                return pb.JoinGameResponse(
-                    seat=seat, seat_credential=credential, view=game.view(seat)
-                )
-            game = self._writes.decode(game_id, current, call)  # another write won: decide again
+                return response
+            # Another write won, or this request was made before (its record): decide again.
+            game = self._writes.decode(game_id, current, call)
+            kept = current.record
         raise errors.contention()
 
     async def leave(self, game_id: str, call: CallLog) -> pb.LeaveGameResponse:
@@ -295,6 +317,16 @@ def game_record(game: LoadedGame, entries: list[bytes]) -> pb.GetGameRecordRespo
         record.moves.add(seat=logged.seat, move=logged.move)
     clocks.add_to_record(game, record)
     return pb.GetGameRecordResponse(record=record)
+
+
+def _replayed_join(kept: bytes, digest: bytes, call: CallLog) -> pb.JoinGameResponse:
+    """The first response to a JoinGame request id, to the same request only."""
+    record = IdempotencyRecord.FromString(kept)
+    if record.request_digest != digest:
+        raise errors.request_id_reused()
+    response = pb.JoinGameResponse.FromString(record.response)
+    call.seat = response.seat
+    return response
 
 
 def _rematch_of(old: LoadedGame) -> LoadedGame:

@@ -89,11 +89,15 @@ class MemoryStore:
         game = self._game(update.game_id)
         if game is None:
             return CommitResult(False)
-        if game.version != update.expected_version:
-            return CommitResult(False, Snapshot(game.version, game.data, None))
+        key = keys.request(update.game_id, update.request_id) if update.request_id else None
+        kept = self._record(key) if key is not None else None
+        if kept is not None or game.version != update.expected_version:
+            return CommitResult(False, Snapshot(game.version, game.data, kept))
         game.version += 1
         game.data = update.data
         game.expires_at = time.monotonic() + update.ttl_seconds
+        if key is not None and update.record is not None:
+            self._records[key] = (update.record, time.monotonic() + update.record_ttl_seconds)
         self._fanout.publish(keys.channel(update.game_id), update.notification_head + update.data)
         return WRITTEN
 

@@ -135,20 +135,26 @@ if not game[1] or not game[2] then return false end
 return {game[1], game[2], redis.call('LRANGE', KEYS[2], 0, -1)}
 """
 
-# KEYS: game hash, log list, channel; ARGV: expected version, new version, state, ttl,
-# notification head, token. A write that is not a move (a seat joined or left, a credential
-# reissued, a rematch named): the same compare-and-set as a move's, without a log entry, and
-# the same replies as COMMIT_SCRIPT's. Bumping the version is what makes every other write
-# decided on the older state (a move under a revoked credential included) fail and decide again.
+# KEYS: game hash, log list, channel[, request record]; ARGV: expected version, new version,
+# state, ttl, notification head, token[, record, record ttl]. A write that is not a move (a
+# seat joined or left, a credential reissued, a rematch named): the same compare-and-set as a
+# move's, without a log entry, and the same replies as COMMIT_SCRIPT's. Bumping the version is
+# what makes every other write decided on the older state (a move under a revoked credential
+# included) fail and decide again. A JoinGame with a request id keeps its record in the same
+# step, and is refused (answered with the record) when the record is there: a seat is claimed
+# once per request id, whichever replica the retry reaches.
 UPDATE_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'v', 't')
 if current[1] == ARGV[2] and current[2] == ARGV[6] then return 1 end
-if current[1] ~= ARGV[1] then
-  return {redis.call('HGET', KEYS[1], 's'), current[1], false}
+local kept = false
+if #KEYS == 4 then kept = redis.call('GET', KEYS[4]) end
+if kept or current[1] ~= ARGV[1] then
+  return {redis.call('HGET', KEYS[1], 's'), current[1], kept}
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 't', ARGV[6])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
+if #KEYS == 4 then redis.call('SET', KEYS[4], ARGV[7], 'EX', ARGV[8]) end
 redis.call('SPUBLISH', KEYS[3], ARGV[5] .. ARGV[3])
 return 1
 """
@@ -239,18 +245,19 @@ class RedisStore:
     @_store_errors
     async def update(self, update: Update) -> CommitResult:
         game_id = update.game_id
-        reply = await self._update(
-            keys=[keys.game(game_id), keys.log(game_id), keys.channel(game_id)],
-            args=[
-                update.expected_version,
-                update.expected_version + 1,
-                update.data,
-                update.ttl_seconds,
-                update.notification_head,
-                self._token(),
-            ],
-        )
-        return commit_result(reply)
+        script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
+        args: list[Any] = [
+            update.expected_version,
+            update.expected_version + 1,
+            update.data,
+            update.ttl_seconds,
+            update.notification_head,
+            self._token(),
+        ]
+        if update.request_id is not None and update.record is not None:
+            script_keys.append(keys.request(game_id, update.request_id))
+            args += [update.record, update.record_ttl_seconds]
+        return commit_result(await self._update(keys=script_keys, args=args))
 
     @_store_errors
     async def delete(self, game_id: str) -> None:

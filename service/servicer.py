@@ -74,7 +74,8 @@ def _game_id(name: str) -> str:
 
 
 def _check_request_id(request_id: str) -> None:
-    """The one rule of CreateGame's and ApplyMove's request ids: empty (none), or a UUID."""
+    """The one rule of CreateGame's, ApplyMove's and JoinGame's request ids: empty (none), or
+    a UUID."""
     if request_id and not _REQUEST_ID.fullmatch(request_id):
         raise errors.invalid_argument(
             errors.Reason.INVALID_REQUEST_ID,
@@ -434,6 +435,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 "display_name",
                 f"a display name is printable and at most {MAX_DISPLAY_NAME} characters",
             )
+        _check_request_id(request.request_id)
         return await self._lobby.join(game_id, request, call)
 
     @unary

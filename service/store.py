@@ -75,6 +75,11 @@ class Update:
     data: bytes  # the new serialized StoredGame
     notification_head: bytes  # as Commit's: a MoveNotification without events or game
     ttl_seconds: int
+    # A JoinGame's idempotency record, kept with the write (and refused like a commit's when
+    # one is kept already): as Commit's.
+    request_id: str | None = None
+    record: bytes | None = None
+    record_ttl_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -137,7 +142,8 @@ class Store(Protocol):
 
     async def update(self, update: Update) -> CommitResult:
         """Write a change that is not a move if the game is still at `expected_version` (the
-        version then goes up by one), in one round trip; answers as `commit` does."""
+        version then goes up by one) and its request id has no record yet, in one round trip;
+        answers as `commit` does."""
 
     async def delete(self, game_id: str) -> None:
         """Remove a game (a rematch made twice at once keeps one)."""

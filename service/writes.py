@@ -91,9 +91,17 @@ class GameWrites:
             metrics.FEED_LOST.inc()
             log.warning("feed_append_failed", game=game_id, kind=fields["kind"], error=str(exc))
 
-    async def update(self, game: LoadedGame, ttl_seconds: int | None = None) -> Snapshot | None:
+    async def update(
+        self,
+        game: LoadedGame,
+        ttl_seconds: int | None = None,
+        record: tuple[str, bytes] | None = None,
+    ) -> Snapshot | None:
         """Write `game` (changed, not by a move) if the store still holds its version: None
-        once written, else the game as the store holds it now (GAME_NOT_FOUND when gone)."""
+        once written, else the game as the store holds it now (GAME_NOT_FOUND when gone), with
+        the record kept under `record`'s request id if there is one (then nothing is written).
+        `record`: (request id, serialized IdempotencyRecord) to keep with the write, for no
+        longer than the game itself (a JoinGame's: docs/api.md, "Request ids")."""
         data = game.encode()
         head = notification_head(pb_notification(game.version + 1), len(data))
         over = game.over
@@ -101,9 +109,13 @@ class GameWrites:
             ttl_seconds = (
                 self.settings.finished_ttl_seconds if over else self.settings.game_ttl_seconds
             )
-        result = await self.store.update(
-            Update(game.game_id, game.version, data, head, ttl_seconds)
-        )
+        update = Update(game.game_id, game.version, data, head, ttl_seconds)
+        if record is not None:
+            record_ttl = min(self.settings.create_request_ttl_seconds, ttl_seconds)
+            update = Update(
+                game.game_id, game.version, data, head, ttl_seconds, *record, record_ttl
+            )
+        result = await self.store.update(update)
         if result.written:
             game.version += 1
             self.states.put(game.game_id, game.version, data)

@@ -19,9 +19,11 @@ from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
 from croupier.service import keys
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.redis_store import UPDATE_SCRIPT
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.e2e.helpers import TS, TSX, check_refusals, run_node, run_script
+from tests.lost_reply import LostReplyProxy, script_sha
 from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
 from tests.reliability.support import game_id
 
@@ -159,10 +161,9 @@ def test_typescript_client_retries_overloaded_calls(typescript: Path) -> None:
     assert all(1 <= n < 5 for n in refused.values()), refused
 
 
-def test_typescript_client_sends_join_game_again_only_after_overloaded(typescript: Path) -> None:
-    """JoinGame has no request id (docs/api.md, "Which failures to retry"): the client sends it
-    again after OVERLOADED (refused before anything: the join then succeeds), but not after
-    STORE_UNAVAILABLE, whose write may have been made: one JoinGame reaches the server."""
+def test_typescript_client_sends_join_game_again_after_overloaded(typescript: Path) -> None:
+    """A JoinGame refused UNAVAILABLE / OVERLOADED (the server's one call slot held) is sent
+    again after the RetryInfo delay, and the join is made."""
     metrics_port = free_port()
     with (
         EmbeddedRedis() as store,
@@ -176,29 +177,55 @@ def test_typescript_client_sends_join_game_again_only_after_overloaded(typescrip
         ) as server,
         Croupier(server.target) as client,
     ):  # fmt: skip
-        games = [
-            client.create(OneCardOptions(), 2, player_ids=["host", ""], open_seats=True)
-            for _ in range(2)
-        ]
+        game = client.create(OneCardOptions(), 2, player_ids=["host", ""], open_seats=True)
         script = _overload_script(
-            server.target, games[0].name, "--mode", "join", "--code", games[0].join_code
+            server.target, game.name, "--mode", "join", "--code", game.join_code
         )
-        with call_slot_held(store, server.target, games[0].name, metrics_port):
+        with call_slot_held(store, server.target, game.name, metrics_port):
             assert script.stdin is not None
             script.stdin.write("go\n")
             script.stdin.flush()
             wait_metric(metrics_port, "croupier_overloaded_calls_total", 1, rpc="JoinGame")
         assert _result(script) == {"seat": 1}
 
+
+def test_typescript_client_sends_a_join_again_after_a_lost_answer_and_claims_one_seat(
+    typescript: Path,
+) -> None:
+    """A JoinGame whose write Redis made but whose answer was lost (the server's connection to
+    Redis cut after the write: STORE_UNAVAILABLE) is sent again with the request id the client
+    made up: the retry gets the first answer, and one seat is claimed."""
+    metrics_port = free_port()
+    with (
+        EmbeddedRedis() as store,
+        LostReplyProxy(store.port, script_sha(UPDATE_SCRIPT)) as proxy,
+        LocalServer(
+            proxy.url,
+            extra_args=("--metrics-port", str(metrics_port)),
+        ) as server,
+        Croupier(server.target) as client,
+    ):
+        game = client.create(OneCardOptions(), 3, player_ids=["host", "", ""], open_seats=True)
+        with redis.Redis(port=store.port) as direct:
+            direct.script_load(UPDATE_SCRIPT)  # no NOSCRIPT round first
         script = _overload_script(
-            server.target, games[1].name, "--mode", "join", "--code", games[1].join_code
+            server.target, game.name, "--mode", "join", "--code", game.join_code
         )
-        store.stop()
+        proxy.arm()
         assert script.stdin is not None
         script.stdin.write("go\n")
         script.stdin.flush()
-        assert _result(script)["error"] == "UNAVAILABLE STORE_UNAVAILABLE"
-        joins = metric(
-            metrics_port, "croupier_rpc_calls_total", rpc="JoinGame", reason="STORE_UNAVAILABLE"
-        )
-    assert joins == 1
+        assert _result(script) == {"seat": 1}
+        assert proxy.dropped.is_set()
+        view = client.get(game.name)
+        assert (view.etag, list(view.open_seats)) == ("2", [2])
+        joins = {
+            reason: metric(metrics_port, "croupier_rpc_calls_total", rpc="JoinGame", reason=reason)
+            for reason in ("STORE_UNAVAILABLE", "")
+        }
+        with redis.Redis(port=store.port) as direct:
+            records = list(direct.scan_iter(keys.request(game_id(game.name), "join:*")))
+    assert joins == {"STORE_UNAVAILABLE": 1, "": 1}
+    assert len(records) == 1
+    request_id = records[0].decode().rsplit(":", 1)[1]
+    assert str(uuid.UUID(request_id)) == request_id.lower()

@@ -176,6 +176,88 @@ def test_two_joins_racing_for_the_last_seat_through_two_replicas_one_wins(
         assert view.etag == "2"  # one join written, the other refused
 
 
+def test_a_join_sent_again_with_its_request_id_claims_one_seat(
+    table: Table, redis_client: redis.Redis
+) -> None:
+    """A JoinGame whose answer was lost, sent again with its request id (to the same replica or
+    another), gets the first answer back, the same seat and credential, and writes nothing."""
+    game = open_game(table.a, 4)
+    game_id = game.name.removeprefix("games/")
+    guest, request_id = player(), str(uuid.uuid4())
+    first = table.anon_a.join(
+        game.name, game.join_code, player_id=guest, display_name="Guest", request_id=request_id
+    )
+    assert first.seat == 1 and first.view.etag == "2"
+    again = [
+        c.join(
+            game.name, game.join_code, player_id=guest, display_name="Guest", request_id=request_id
+        )
+        for c in (table.anon_a, table.anon_b, table.anon_b)
+    ]
+    assert all(a == first for a in again)  # the same seat, credential and view
+    view = table.a.get(game.name)
+    assert (view.etag, list(view.open_seats)) == ("2", [2, 3])  # nothing written again
+    assert table.a.get(game.name, first.seat_credential).viewer_seat == 1
+    # The record is the game's, beside its keys (one slot in a cluster), and no older than it.
+    record_key = keys.request(game_id, f"join:{request_id}")
+    assert redis_client.exists(record_key)
+    assert 0 < redis_client.ttl(record_key) <= redis_client.ttl(keys.game(game_id))
+
+    # The same id with another request is refused, and changes nothing; another id claims
+    # another seat.
+    for other in (
+        {"player_id": player(), "display_name": "Guest"},
+        {"player_id": guest, "display_name": "Someone else"},
+    ):
+        error = refused(
+            table.anon_b.join, game.name, game.join_code, request_id=request_id, **other
+        )
+        assert (error.code, error.reason) == (grpc.StatusCode.ALREADY_EXISTS, "REQUEST_ID_REUSED")
+    # The record is answered only to a caller with the join code.
+    error = refused(
+        table.anon_b.join, game.name, "jc_" + "x" * 32, player_id=guest, request_id=request_id
+    )
+    assert (error.code, error.reason) == (grpc.StatusCode.PERMISSION_DENIED, "JOIN_CODE_REJECTED")
+    error = refused(table.anon_b.join, game.name, game.join_code, request_id="not-a-uuid")
+    assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST_ID")
+    assert table.a.get(game.name).etag == "2"
+    second = table.anon_b.join(game.name, game.join_code, player_id=player())
+    assert second.seat == 2 and second.seat_credential != first.seat_credential
+
+
+def test_one_join_sent_through_both_replicas_at_once_claims_one_seat(table: Table) -> None:
+    """The record is written by the claim's own compare-and-set: the same request racing
+    through two replicas claims one seat, and both answers are that seat's."""
+    for _ in range(6):
+        game = open_game(table.a, 3)
+        request_id = str(uuid.uuid4())
+        # No player id: nothing but the record tells the second call from another join.
+        outcomes = race(
+            [
+                functools.partial(
+                    c.join, game.name, game.join_code, display_name="Guest", request_id=request_id
+                )
+                for c in (table.anon_a, table.anon_b)
+            ]
+        )
+        assert outcomes[0] == outcomes[1] and isinstance(outcomes[0], pb.JoinGameResponse)
+        view = table.a.get(game.name)
+        assert (view.etag, list(view.open_seats)) == ("2", [2])
+
+
+def test_a_join_record_expires_with_its_game(table: Table, redis_client: redis.Redis) -> None:
+    game = open_game(table.short, 3)  # kept 2 s without a write
+    request_id = str(uuid.uuid4())
+    first = table.short.join(game.name, game.join_code, request_id=request_id)
+    record_key = keys.request(game.name.removeprefix("games/"), f"join:{request_id}")
+    assert redis_client.exists(record_key)
+    time.sleep(2.5)
+    assert not redis_client.exists(record_key)
+    error = refused(table.short.join, game.name, game.join_code, request_id=request_id)
+    assert (error.code, error.reason) == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND")
+    assert first.seat == 1
+
+
 def test_leave_frees_a_seat_before_the_first_move_only(table: Table) -> None:
     game = open_game(table.a, 2, public=True)
     joined = table.anon_b.join(game.name, game.join_code, player_id=player())

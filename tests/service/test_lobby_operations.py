@@ -15,12 +15,15 @@ from typing import Any
 
 import grpc
 import pytest
+import redis
 
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.redis_store import UPDATE_SCRIPT
+from tests.lost_reply import LostReplyProxy, script_sha
 from tests.service.helpers import finish
 
 OPERATOR_KEY = "op-lobby-operations"
@@ -149,33 +152,33 @@ def test_each_lobby_rpc_is_rate_limited(store_url: str) -> None:
         assert setup.get(waiting.name).etag == waiting.etag
 
 
-def test_the_python_client_sends_join_game_once_after_the_store_failed(tmp_path: Path) -> None:
-    """JoinGame has no request id: after STORE_UNAVAILABLE its write may have been made, and a
-    second call would claim a second seat (docs/api.md, "Which failures to retry"). The client
-    leaves it to its caller: one JoinGame reaches the server, where a read (GetGame) is sent
-    again by the channel's retry policy."""
+def test_the_python_client_sends_join_game_again_and_one_seat_is_claimed(tmp_path: Path) -> None:
+    """A JoinGame whose write Redis made but whose answer was lost (STORE_UNAVAILABLE) is sent
+    again by the channel's retry policy with the same request id: the retry gets the first
+    answer from the record, and one seat is claimed (docs/api.md, "Which failures to retry")."""
     log_path = tmp_path / "server.log"
     with (
         EmbeddedRedis() as store,
+        LostReplyProxy(store.port, script_sha(UPDATE_SCRIPT)) as proxy,
         log_path.open("wb") as log,
-        LocalServer(store.url, env=ENV, log_level="info", stderr=log.fileno()) as server,
+        LocalServer(proxy.url, env=ENV, log_level="info", stderr=log.fileno()) as server,
         Croupier(server.target, operator_key=OPERATOR_KEY, timeout=10) as operator,
         Croupier(server.target, timeout=10) as anonymous,
     ):
-        game = operator.create(options_for("one_card"), 2, player_ids=["host", ""], open_seats=True)
-        store.stop()
-        for call in (
-            lambda: anonymous.join(game.name, game.join_code, player_id="guest"),
-            lambda: anonymous.get(game.name),
-        ):
-            with pytest.raises(CroupierError) as refused:
-                call()
-            assert (refused.value.code, refused.value.reason) == (
-                grpc.StatusCode.UNAVAILABLE,
-                "STORE_UNAVAILABLE",
-            )
+        game = operator.create(
+            options_for("one_card"), 3, player_ids=["host", "", ""], open_seats=True
+        )
+        redis.Redis(port=store.port).script_load(UPDATE_SCRIPT)  # no NOSCRIPT round first
+        proxy.arm()
+        # No player id: nothing but the request id tells the retry from a second join.
+        joined = anonymous.join(game.name, game.join_code, display_name="Guest")
+        assert proxy.dropped.is_set()  # the first answer was lost: the write was made
+        view = operator.get(game.name)
+        assert (joined.seat, view.etag, list(view.open_seats)) == (1, "2", [2])
+        assert anonymous.get(game.name, joined.seat_credential).viewer_seat == 1
         time.sleep(0.3)  # the log lines are written after the answers
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line[:1] == "{"]
-    sent = Counter(line["rpc"] for line in lines if line.get("rpc") in ("JoinGame", "GetGame"))
-    assert sent["JoinGame"] == 1
-    assert sent["GetGame"] > 1  # retried: up to 5 tries within the deadline
+    sent = Counter(
+        (line["outcome"], line.get("reason")) for line in lines if line.get("rpc") == "JoinGame"
+    )
+    assert sent == {("UNAVAILABLE", "STORE_UNAVAILABLE"): 1, ("OK", None): 1}, sent

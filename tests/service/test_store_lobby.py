@@ -47,6 +47,23 @@ def test_a_write_that_is_not_a_move_takes_a_version_and_no_log_entry(
     run(store_factory, scenario)
 
 
+def test_a_write_with_a_request_record_is_made_once(store_factory: Callable[[], Store]) -> None:
+    """JoinGame's write keeps its record in the same step; a second write under the same
+    request id is refused with the record, whatever version it was decided on."""
+
+    async def scenario(store: Store) -> None:
+        joined = Update(GAME, 1, b"seat 1", b"", 60, "join:r1", b"first answer", 30)
+        assert (await store.update(joined)).written
+        again = await store.update(Update(GAME, 2, b"seat 2", b"", 60, "join:r1", b"x", 30))
+        assert not again.written and again.current == Snapshot(2, b"seat 1", b"first answer")
+        assert await store.load(GAME, "join:r1") == Snapshot(2, b"seat 1", b"first answer")
+        other = Update(GAME, 2, b"seat 2", b"", 60, "join:r2", b"second answer", 30)
+        assert (await store.update(other)).written
+        assert await store.load(GAME, "join:r2") == Snapshot(3, b"seat 2", b"second answer")
+
+    run(store_factory, scenario)
+
+
 @pytest.mark.parametrize("buckets", [1, 3])
 def test_index_pages_are_newest_first_and_exact_at_ties(
     store_factory: Callable[[], Store], buckets: int

@@ -8,10 +8,7 @@ with Croupier("localhost:50051") as croupier:
 
 from __future__ import annotations
 
-import itertools
 import json
-import random
-import time
 import uuid
 from collections.abc import Callable, Generator, Iterator, Sequence
 from types import TracebackType
@@ -33,8 +30,7 @@ T = TypeVar("T")
 # a connection that failed. Where the server asks for a delay (grpc-retry-pushback-ms, sent with
 # OVERLOADED beside its RetryInfo) gRPC waits that long instead. Nothing else is retried:
 # RESOURCE_EXHAUSTED includes limits no retry lifts (SEAT_LIMIT); see docs/api.md. A call made
-# twice is harmless: reads change nothing, and ApplyMove always carries a request id; JoinGame,
-# which has none, is left out (service_config).
+# twice is harmless: reads change nothing, and ApplyMove and JoinGame always carry a request id.
 MAX_ATTEMPTS = 5  # gRPC's own ceiling
 
 
@@ -49,11 +45,7 @@ def service_config(max_attempts: int = MAX_ATTEMPTS) -> str:
             "backoffMultiplier": 2,
             "retryableStatusCodes": ["UNAVAILABLE"],
         }
-    # JoinGame is not sent again by gRPC: its write has no request id, so a STORE_UNAVAILABLE
-    # after Redis made it would claim a second seat (docs/api.md, "Which failures to retry").
-    # Croupier.join sends it again itself after OVERLOADED only (refused before anything).
-    join = {"name": [{"service": "croupier.v1.GameService", "method": "JoinGame"}]}
-    return json.dumps({"methodConfig": [method, join]})
+    return json.dumps({"methodConfig": [method]})
 
 
 def _metadata(credential: str | None) -> list[tuple[str, str]]:
@@ -84,7 +76,6 @@ class Croupier:
         self._stub = GameServiceStub(self.channel)
         self.timeout = timeout
         self.operator_key = operator_key
-        self.max_attempts = max_attempts
 
     def _call(self, method: Callable[..., T], request: Message, credential: str | None) -> T:
         try:
@@ -148,24 +139,26 @@ class Croupier:
         return response
 
     def join(
-        self, name: str, join_code: str, *, player_id: str = "", display_name: str = ""
+        self,
+        name: str,
+        join_code: str,
+        *,
+        player_id: str = "",
+        display_name: str = "",
+        request_id: str = "",
     ) -> pb.JoinGameResponse:
-        """Claim an open seat; the response holds its seat and secret credential. Sent again
-        only after OVERLOADED: after any other UNAVAILABLE the seat may be claimed already (see
-        the game's view, e.g. its player ids), and a second call would claim another."""
+        """Claim an open seat; the response holds its seat and secret credential. Always sent
+        with a request id (a fresh UUID unless given), so the channel's retries, and a caller
+        sending the same id again, claim one seat and get the same credential back."""
         request = pb.JoinGameRequest(
-            name=name, join_code=join_code, player_id=player_id, display_name=display_name
+            name=name,
+            join_code=join_code,
+            player_id=player_id,
+            display_name=display_name,
+            request_id=request_id or str(uuid.uuid4()),
         )
-        for attempt in itertools.count(1):
-            try:
-                response: pb.JoinGameResponse = self._call(self._stub.JoinGame, request, None)
-                return response
-            except CroupierError as error:
-                if error.reason != "OVERLOADED" or attempt >= self.max_attempts:
-                    raise
-                # The backoff of the channel's retry policy: jittered, doubling from 0.1 s.
-                time.sleep(random.uniform(0, min(2.0, 0.1 * 2 ** (attempt - 1))))
-        raise AssertionError("unreachable")
+        response: pb.JoinGameResponse = self._call(self._stub.JoinGame, request, None)
+        return response
 
     def leave(self, name: str, credential: str) -> pb.GameView:
         """Free the credential's seat (before the first move); the public view after it."""

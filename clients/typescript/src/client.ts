@@ -21,14 +21,7 @@ import {
   type WatchGameResponse,
 } from "./gen/croupier/v1/game_service_pb.js";
 import { CroupierError } from "./errors.js";
-import {
-  DEFAULT_RETRY,
-  isJoinRetryable,
-  isRetryable,
-  newRequestId,
-  withRetry,
-  type RetryPolicy,
-} from "./retry.js";
+import { DEFAULT_RETRY, newRequestId, withRetry, type RetryPolicy } from "./retry.js";
 
 /** The game to create: the `options` oneof of CreateGameRequest, e.g.
  * `{ case: "vampireQueen", value: create(VampireQueenOptionsSchema, { rounds: 3 }) }`, or
@@ -136,11 +129,8 @@ export class Croupier {
     };
   }
 
-  private call<T>(
-    run: () => Promise<T>,
-    retryable: (error: CroupierError) => boolean = isRetryable,
-  ): Promise<T> {
-    return withRetry(run, this.retry, undefined, retryable);
+  private call<T>(run: () => Promise<T>): Promise<T> {
+    return withRetry(run, this.retry);
   }
 
   /** Creates a game; the response holds one secret credential per seat. */
@@ -174,17 +164,20 @@ export class Croupier {
     );
   }
 
-  /** Claims an open seat with the game's join code: the seat and its secret credential. Sent
-   * again only after OVERLOADED: after another UNAVAILABLE the seat may be claimed already, and
-   * a second call would claim another (docs/api.md, "Which failures to retry"). */
-  join(name: string, joinCode: string, extra: { playerId?: string; displayName?: string } = {}): Promise<JoinGameResponse> {
-    return this.call(
-      () =>
-        this.service.joinGame(
-          { name, joinCode, playerId: extra.playerId ?? "", displayName: extra.displayName ?? "" },
-          this.options(undefined),
-        ),
-      isJoinRetryable,
+  /** Claims an open seat with the game's join code: the seat and its secret credential.
+   * Always sent with a request id (a fresh UUID unless `requestId` is given): a retry after a
+   * lost answer gets the same seat and credential, and claims no second seat. */
+  join(
+    name: string,
+    joinCode: string,
+    extra: { playerId?: string; displayName?: string; requestId?: string } = {},
+  ): Promise<JoinGameResponse> {
+    const requestId = extra.requestId || newRequestId(); // one id for every attempt
+    return this.call(() =>
+      this.service.joinGame(
+        { name, joinCode, playerId: extra.playerId ?? "", displayName: extra.displayName ?? "", requestId },
+        this.options(undefined),
+      ),
     );
   }
 

@@ -56,26 +56,18 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Whether a failed JoinGame may be sent again: only when the server refused it before doing
- * anything (OVERLOADED). JoinGame has no request id, so after STORE_UNAVAILABLE (the write may
- * have been made) a second call would claim a second seat (docs/api.md). */
-export function isJoinRetryable(error: CroupierError): boolean {
-  return error.code === Code.Unavailable && error.reason === "OVERLOADED";
-}
-
 /** `run()`, tried again while it fails with a retryable error, up to the policy's attempts. */
 export async function withRetry<T>(
   run: () => Promise<T>,
   policy: Required<RetryPolicy>,
   signal?: AbortSignal,
-  retryable: (error: CroupierError) => boolean = isRetryable,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (thrown) {
       const error = CroupierError.from(thrown);
-      if (attempt >= policy.maxAttempts || !retryable(error) || signal?.aborted) {
+      if (attempt >= policy.maxAttempts || !isRetryable(error) || signal?.aborted) {
         throw error;
       }
       try {

@@ -6,6 +6,8 @@
 //   npx tsx test/overload.ts --target 127.0.0.1:50051 --name games/… --mode apply --credential …
 //   npx tsx test/overload.ts --target 127.0.0.1:50051 --name games/… --mode watch
 //   npx tsx test/overload.ts --target 127.0.0.1:50051 --name games/… --mode join --code jc_…
+// (join also serves the test of a JoinGame whose first answer is lost: the client sends it
+// again with the same request id.)
 
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";

@@ -819,6 +819,7 @@ class JoinGameRequest(_message.Message):
     JOIN_CODE_FIELD_NUMBER: _builtins.int
     PLAYER_ID_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game's resource name, `games/{id}`."""
     join_code: _builtins.str
@@ -829,6 +830,11 @@ class JoinGameRequest(_message.Message):
     """
     display_name: _builtins.str
     """Optional display name (printable, at most 64 characters)."""
+    request_id: _builtins.str
+    """Optional client-chosen id, a UUID (8-4-4-4-12 hex digits; else INVALID_ARGUMENT), the
+    game's own: a retry with the same id and the same request returns the first response (the
+    same seat and credential) and claims nothing twice; with another request, REQUEST_ID_REUSED.
+    """
     def __init__(
         self,
         *,
@@ -836,10 +842,11 @@ class JoinGameRequest(_message.Message):
         join_code: _builtins.str = ...,
         player_id: _builtins.str = ...,
         display_name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "join_code", b"join_code", "name", b"name", "player_id", b"player_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "join_code", b"join_code", "name", b"name", "player_id", b"player_id", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
