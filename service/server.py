@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -16,7 +15,7 @@ from google.protobuf import message_factory
 from google.protobuf.internal import api_implementation
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection
 
 from croupier.service.benchmark import BenchmarkService
 from croupier.service.calls import lenient
@@ -35,7 +34,7 @@ LIVENESS = "liveness"
 MAX_SEND_BYTES = 4 * 1024 * 1024
 HEALTH_INTERVAL_SECONDS = 1.0
 # grpc-core queues the calls that arrive while the event loop has not yet asked for them (it
-# asks for one at a time) and, once 1,000 wait there, cancels new ones at random
+# asks for one at a time per method) and, once 1,000 wait there, cancels new ones at random
 # (every one beyond 3,000) before this code sees them: the client got CANCELLED, and nothing
 # was logged or counted. Every call is handed over instead; the bounds of service/overload.py
 # answer the excess, cheaply, with OVERLOADED.
@@ -111,16 +110,14 @@ async def start(settings: Settings, store: Store) -> Running:
             benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"].full_name
         )
     health = Health()
-    health_pb2_grpc.add_HealthServicer_to_server(health, GenericHandlersOnly(server))
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(
-        reflection.aio.ReflectionServicer(
-            [
-                *reflected,
-                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                reflection.SERVICE_NAME,
-            ]
-        ),
-        GenericHandlersOnly(server),
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        [
+            *reflected,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ],
+        server,
     )
     address = f"{settings.host}:{settings.port}"
     if settings.tls_cert and settings.tls_key:
@@ -185,31 +182,15 @@ def _add_service(
                 method.output_type
             ).SerializeToString,
         )
-    # Generic only: see GenericHandlersOnly.
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
     )
-
-
-class GenericHandlersOnly:
-    """The server as the generated add_*Servicer_to_server functions see it: their generic
-    handler is added, their registered methods are not. grpc.aio keeps a pending request for
-    each registered method and waits on all of them together (asyncio.wait) twice per call,
-    so every registered method costs every call: with the 15 methods of GameService, Echo,
-    health and reflection, about 95,000 instructions of the 480,000 of an Echo (callgrind)
-    and about 10 µs of its server CPU (docs/performance.md, "Per-call cost: issue 22, this
-    round"). A generic handler finds any method by its name."""
-
-    def __init__(self, server: grpc.aio.Server) -> None:
-        self._server = server
-
-    def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
-        self._server.add_generic_rpc_handlers(handlers)
-
-    def add_registered_method_handlers(
-        self, service: str, handlers: Mapping[str, grpc.RpcMethodHandler]
-    ) -> None:
-        """Not registered: the generic handler added with them serves them."""
+    # Registered as well, as the generated code does. grpc.aio then waits on a pending request
+    # per registered method (asyncio.wait) twice per call, about a fifth of an Echo's
+    # instructions; serving by the generic handler alone saved that on one method's load
+    # (Echo, ApplyMove replay) but cost game play (ListLegalMoves and ApplyMove mixed) about 8%
+    # more server CPU per move: docs/performance.md, "Per-call cost: issue 22, this round".
+    server.add_registered_method_handlers(service.full_name, handlers)
 
 
 def _tls(cert: str, key: str) -> grpc.ServerCredentials:
