@@ -3,6 +3,7 @@ in constant time."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -20,6 +21,11 @@ def new_credential() -> str:
 
 def credential_hash(credential: str) -> bytes:
     return hashlib.sha256(credential.encode()).digest()
+
+
+# The credentials of the seats playing now, hashed once each: a seat sends its credential with
+# every move. (The tokens are in this process's memory anyway: they key the rate limits.)
+_seat_credential_hash = functools.lru_cache(maxsize=4096)(credential_hash)
 
 
 MAX_TOKEN = 256
@@ -49,7 +55,7 @@ def seat_of(credential: str, hashes: Sequence[bytes]) -> int:
     """The seat whose credential this is; every hash is compared, in constant time."""
     if not credential.startswith(PREFIX):
         raise errors.credential_malformed()
-    digest = credential_hash(credential)
+    digest = _seat_credential_hash(credential)
     seat = -1
     for index, stored in enumerate(hashes):
         if hmac.compare_digest(digest, stored):
@@ -90,5 +96,10 @@ def scoped_request_id(token: str | None, request_id: str) -> str:
     key's for CreateGame. The hash is of its own (a prefix, not the stored credential hash)."""
     if token is None:
         return f"anon:{request_id}"
-    scope = hashlib.sha256(b"croupier request scope\0" + token.encode()).hexdigest()[:16]
-    return f"{scope}:{request_id}"
+    return f"{_request_scope(token)}:{request_id}"
+
+
+# Memoized like _seat_credential_hash: every ApplyMove with a request id asks for its seat's.
+@functools.lru_cache(maxsize=4096)
+def _request_scope(token: str) -> str:
+    return hashlib.sha256(b"croupier request scope\0" + token.encode()).hexdigest()[:16]

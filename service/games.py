@@ -159,7 +159,14 @@ class LoadedGame:
         view.move_count = self.stored.move_count
         view.player_ids.extend(player_ids(self.stored, state.seats))
         view.open_seats.extend(open_seats(self.stored))
-        view.status = self.status()
+        # The status as `status` says it, from what is computed here once.
+        result = self.result()
+        if result is not None:
+            view.status = GameStatus.GAME_STATUS_FINISHED
+        else:
+            view.status = (
+                GameStatus.GAME_STATUS_WAITING if waiting else GameStatus.GAME_STATUS_ACTIVE
+            )
         if self.stored.rematch:
             view.rematch = game_name(self.stored.rematch)
         view.bot_levels.extend(self.stored.bot_levels)
@@ -172,7 +179,6 @@ class LoadedGame:
             view.time_bank_ms.extend(clock.banks_ms)
             if forfeited:
                 view.forfeited_seat = clock.forfeited_seat
-        result = self.result()
         if result is not None:
             view.result.CopyFrom(result)
 

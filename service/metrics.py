@@ -4,20 +4,25 @@ watch streams, and what moves found of their game's remembered state."""
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from prometheus_client import (
+    REGISTRY,
     Counter,
     Gauge,
     Histogram,
     disable_created_metrics,
     start_http_server,
 )
+from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector, CollectorRegistry
+from prometheus_client.utils import floatToGoString
 
 from croupier.service.fanout import WatchQueue
 from croupier.service.store import (
@@ -37,23 +42,94 @@ disable_created_metrics()  # type: ignore[no-untyped-call]  # prometheus_client 
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
-CALLS = Counter(
+
+class LeanCounter(Collector):
+    """A labelled counter, exposed as prometheus_client's Counter exposes it (the same series,
+    HELP and TYPE: tests/service/test_metrics.py), whose increment is a dict's: the counters of
+    every call and store operation. Counter.inc costs three Python calls and a lock each;
+    updated from the event loop's thread only, read by the scrape's."""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labelnames: Sequence[str],
+        registry: CollectorRegistry = REGISTRY,
+    ) -> None:
+        self._name, self._documentation, self._labelnames = name, documentation, labelnames
+        self._values: dict[tuple[str, ...], float] = {}
+        registry.register(self)
+
+    def inc(self, labels: tuple[str, ...]) -> None:
+        values = self._values
+        values[labels] = values.get(labels, 0.0) + 1.0
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(self._name, self._documentation, labels=self._labelnames)
+        for labels, value in list(self._values.items()):  # one step of the GIL: a copy
+            family.add_metric(labels, value)
+        yield family
+
+
+class LeanHistogram(Collector):
+    """A histogram with one label, exposed as prometheus_client's Histogram exposes it (the
+    same buckets, count and sum), whose observation is a bisection and two additions: the
+    latencies of every call and store operation (Histogram.observe costs a lock per bucket
+    and sum, through as many Python calls). Updated from the event loop's thread only."""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labelname: str,
+        buckets: Sequence[float],
+        registry: CollectorRegistry = REGISTRY,
+    ) -> None:
+        self._name, self._documentation, self._labelname = name, documentation, labelname
+        self._bounds = tuple(float(b) for b in buckets)
+        self._les = [*map(floatToGoString, self._bounds), "+Inf"]
+        # Per label value: the count of each bucket (not cumulated; the last is +Inf's), then
+        # the sum.
+        self._cells: dict[str, list[float]] = {}
+        registry.register(self)
+
+    def observe(self, label: str, amount: float) -> None:
+        cell = self._cells.get(label)
+        if cell is None:
+            cell = self._cells[label] = [0.0] * (len(self._bounds) + 2)
+        # The first bucket whose bound is >= amount, as Histogram.observe's `amount <= bound`.
+        cell[bisect.bisect_left(self._bounds, amount)] += 1.0
+        cell[-1] += amount
+
+    def collect(self) -> Iterator[Metric]:
+        family = HistogramMetricFamily(self._name, self._documentation, labels=[self._labelname])
+        for label, counts in list(self._cells.items()):
+            cell = list(counts)
+            cumulated, total = [], 0.0
+            for le, count in zip(self._les, cell, strict=False):  # the sum is left out
+                total += count
+                cumulated.append((le, total))
+            family.add_metric([label], cumulated, cell[-1])
+        yield family
+
+
+CALLS = LeanCounter(
     "croupier_rpc_calls",
     "Calls handled, by RPC, game type, status code and reason (the ErrorInfo reason of a"
     " refusal, e.g. RATE_LIMITED or SEAT_LIMIT; empty when OK).",
     ["rpc", "game_type", "code", "reason"],
 )  # fmt: skip
-LATENCY = Histogram(
+LATENCY = LeanHistogram(
     "croupier_rpc_latency_seconds", "Time to handle a call (streams: their whole life).",
-    ["rpc"], buckets=_LATENCY_BUCKETS,
+    "rpc", _LATENCY_BUCKETS,
 )  # fmt: skip
 ILLEGAL_MOVES = Counter(
     "croupier_illegal_moves", "Moves refused by the rules, by game type and rule id.",
     ["game_type", "rule_id"],
 )  # fmt: skip
-STORE_LATENCY = Histogram(
+STORE_LATENCY = LeanHistogram(
     "croupier_store_latency_seconds", "Time of one store operation.",
-    ["operation"], buckets=_LATENCY_BUCKETS,
+    "operation", _LATENCY_BUCKETS,
 )  # fmt: skip
 STORE_ERRORS = Counter(
     "croupier_store_errors", "Store operations that failed (store unreachable or too slow).",
@@ -107,24 +183,9 @@ IN_FLIGHT = Gauge(
 
 
 @functools.cache
-def _calls(rpc: str, game_type: str, code: str, reason: str) -> Any:
-    return CALLS.labels(rpc, game_type, code, reason)
-
-
-@functools.cache
-def _latency(rpc: str) -> Any:
-    return LATENCY.labels(rpc)
-
-
-@functools.cache
 def overloaded(kind: str, rpc: str) -> Any:
     """The counter of `rpc` calls refused for want of a slot of `kind`."""
     return OVERLOADED.labels(kind, rpc)
-
-
-@functools.cache
-def _store_latency(operation: str) -> Any:
-    return STORE_LATENCY.labels(operation)
 
 
 def record_call(
@@ -135,11 +196,10 @@ def record_call(
     rule_id: str | None,
     reason: str | None = None,
 ) -> None:
-    # Label children are looked up once (labels() costs more than the increment). The reasons
-    # are the fixed catalogue of errors.Reason, so the series stay few.
-    _calls(rpc, game_type or "", code, reason or "").inc()
+    # The reasons are the fixed catalogue of errors.Reason, so the series stay few.
+    CALLS.inc((rpc, game_type or "", code, reason or ""))
     if rpc != "WatchGame":
-        _latency(rpc).observe(seconds)
+        LATENCY.observe(rpc, seconds)
     if rule_id is not None:
         ILLEGAL_MOVES.labels(game_type or "", rule_id).inc()
 
@@ -178,7 +238,7 @@ class MeasuredStore:
             STORE_ERRORS.labels(operation).inc()
             raise
         finally:
-            _store_latency(operation).observe(time.perf_counter() - started)
+            STORE_LATENCY.observe(operation, time.perf_counter() - started)
 
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
         result: Snapshot | None = await self._timed("load", self._store.load(game_id, request_id))

@@ -18,6 +18,7 @@ from croupier.service.games import LoadedGame, notification_head
 from croupier.service.store import Commit, Snapshot
 from croupier.service.writes import GameWrites
 from croupier.v1 import game_service_pb2 as pb
+from croupier.v1.game_service_pb2 import GameStatus
 from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove
 
 
@@ -118,7 +119,7 @@ def move_commit(
     response = pb.ApplyMoveResponse(etag=game.etag)
     game.add_events(response.events, emitted, seat)
     game.fill_view(response.view, seat)
-    over = game.over
+    over = response.view.status == GameStatus.GAME_STATUS_FINISHED  # game.over, computed once
     data = game.encode()
     head = notification_head(game.notification(emitted), len(data))
     record = None

@@ -185,6 +185,11 @@ def _add_service(
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
     )
+    # Registered as well, as the generated code does. grpc.aio then waits on a pending request
+    # per registered method (asyncio.wait) twice per call, about a fifth of an Echo's
+    # instructions; serving by the generic handler alone saved that on one method's load
+    # (Echo, ApplyMove replay) but cost game play (ListLegalMoves and ApplyMove mixed) about 8%
+    # more server CPU per move: docs/performance.md, "Per-call cost: issue 22, this round".
     server.add_registered_method_handlers(service.full_name, handlers)
 
 

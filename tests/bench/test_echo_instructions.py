@@ -1,0 +1,17 @@
+"""The Echo instructions probe of docs/performance.md still runs and prints its figure (its
+CPU-time mode: callgrind's takes a minute)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = Path(__file__).parents[2] / "deploy" / "loadtest" / "echo_instructions.py"
+
+
+def test_the_probe_prints_its_figure() -> None:
+    command = [sys.executable, str(PROBE), "--no-valgrind", "--calls", "64"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    line = done.stdout.strip()
+    assert line.startswith("Echo, 32 in flight: 64 calls,") and "us of server CPU per call" in line
