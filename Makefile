@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: run test install redis-server node chromium lint format proto clean
+.PHONY: run test install compiler pure-engines redis-server node chromium lint format proto clean
 
 # The table page is served by the web gateway: open http://localhost:8080/ (docs/browser.md).
 WEB_PORT ?= 8080
@@ -21,12 +21,34 @@ test: install redis-server node chromium lint
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml
+# The engines are compiled in place by mypyc when the project is installed (setup.py), so an
+# edited engine is compiled again before the next run or test.
+ENGINE_SOURCES := $(shell find engines -name '*.py')
+
+$(STAMP): pyproject.toml clients/python/pyproject.toml setup.py $(ENGINE_SOURCES) | compiler
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e clients/python -e '.[dev]'
 	touch $(STAMP)
+
+# A C compiler and Python's headers for the compiled engines (setup.py): Debian's packages when
+# they are missing and this is root. Without them the install keeps the engines as Python: the
+# same moves, about a quarter slower (docs/decisions.md, "Compiled engines").
+compiler:
+	@command -v cc >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; } || \
+	  echo "no C compiler: the engines stay pure Python (apt-get install gcc)"
+	@$(PYTHON) -c 'import sysconfig, os, sys; sys.exit(not os.path.isfile(sysconfig.get_paths()["include"] + "/Python.h"))' || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    "python$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')-dev" >/dev/null; } || \
+	  echo "no Python headers: the engines stay pure Python (apt-get install python3-dev)"
+
+# Run the engines as Python (until an engine's source changes and `make install` compiles them
+# again; CROUPIER_PURE_ENGINES=1 make install keeps them Python).
+pure-engines:
+	find engines clients/python -name '*.so' -delete
 
 # A real Redis for the default store and the tests: Debian's package when none is installed.
 redis-server:
@@ -73,6 +95,6 @@ format: install
 proto: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python protos/generate.py
 
-clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+clean: pure-engines
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build
 	rm -rf clients/typescript/node_modules clients/typescript/src/gen

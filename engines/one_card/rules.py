@@ -76,7 +76,7 @@ def _parse_play(data: bytes) -> Act:
         raise MalformedMove("play.cards", "a discard is one card, or two to answer a Quatran")
     codes = tuple(c.from_message(card, "play.cards") for card in play.cards)
     color = int(play.color)
-    if color not in (0, *c.COLORS):
+    if color != 0 and color not in c.COLORS:
         raise MalformedMove("play.color", "unknown colour")
     names_colour = len(codes) == 1 and c.is_wild(codes[0])
     if names_colour and color == 0:

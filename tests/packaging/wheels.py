@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 
-def build_wheel(source: Path, wheels: Path) -> zipfile.ZipFile:
-    """The wheel of the project at `source`, built as pip builds it (setuptools' backend)."""
+def build_wheel(source: Path, wheels: Path, *, compile_engines: bool = False) -> zipfile.ZipFile:
+    """The wheel of the project at `source`, built as pip builds it (setuptools' backend); the
+    server's engines are compiled (setup.py) only when asked, as that takes a minute or two."""
+    environment = {**os.environ, "CROUPIER_PURE_ENGINES": "" if compile_engines else "1"}
     built = subprocess.run(
         [
             sys.executable,
@@ -19,9 +22,10 @@ def build_wheel(source: Path, wheels: Path) -> zipfile.ZipFile:
             str(wheels),
         ],
         cwd=source,
+        env=environment,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=900 if compile_engines else 120,
     )
     assert built.returncode == 0, built.stderr[-3000:]
     return zipfile.ZipFile(wheels / built.stdout.strip().splitlines()[-1])

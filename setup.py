@@ -1,0 +1,39 @@
+"""The engines compiled to C extensions by mypyc, when this machine can (docs/decisions.md,
+"Compiled engines").
+
+The engines are plain, typed Python (`mypy --strict`); mypyc turns each module into a C
+extension that Python imports in place of the `.py` file, with the same behaviour: the tests
+and the pinned playout digests (tests/bench/test_engine_tools.py) run against whichever form is
+installed. The extensions are optional: without a C compiler, or with CROUPIER_PURE_ENGINES=1,
+the install keeps the pure-Python engines. Everything else about the package is in
+pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+# The engines through the package's link (clients/python/croupier/engines -> engines/), so that
+# mypyc names each module as it is imported: croupier.engines.<game>.<module>.
+ENGINES = Path("clients/python/croupier/engines")
+# mypyc cannot compile a generic frozen dataclass (Setup): the engines' base classes stay
+# interpreted, which costs little, as the rules, flows and views are the engines' work.
+INTERPRETED = {ENGINES / "core" / "engine.py"}
+
+
+def engine_extensions() -> list[Extension]:
+    if os.environ.get("CROUPIER_PURE_ENGINES", "") not in ("", "0"):
+        return []
+    from mypyc.build import mypycify
+
+    sources = sorted(str(path) for path in ENGINES.rglob("*.py") if path not in INTERPRETED)
+    extensions = mypycify(sources, opt_level="3", group_name="croupier_engines")
+    for extension in extensions:
+        extension.optional = True  # no compiler: a warning, and the pure-Python engines
+    return extensions
+
+
+setup(ext_modules=engine_extensions())
