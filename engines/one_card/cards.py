@@ -9,7 +9,7 @@ Codes (documented in one_card.proto as well):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
@@ -17,25 +17,30 @@ from croupier.engines.core.cards import field_encodings
 from croupier.engines.core.errors import MalformedMove
 from croupier.v1.one_card_pb2 import OneCardCard, OneCardDeck, OneCardView
 
-RED, YELLOW, GREEN, BLUE = 1, 2, 3, 4
-COLORS = (RED, YELLOW, GREEN, BLUE)
+# Module constants are Final: mypyc (setup.py) then reads them as C constants, not through the
+# module's dictionary.
+RED: Final = 1
+YELLOW: Final = 2
+GREEN: Final = 3
+BLUE: Final = 4
+COLORS: Final = (RED, YELLOW, GREEN, BLUE)
 
 # Card types, equal to the OneCardCardType enum values.
-NUMBER = 1
-PLUS_TWO = 2
-PLUS_THREE = 3
-JUMP = 4
-U_TURN = 5
-RAINBOW = 6
-QUATRAN = 7
+NUMBER: Final = 1
+PLUS_TWO: Final = 2
+PLUS_THREE: Final = 3
+JUMP: Final = 4
+U_TURN: Final = 5
+RAINBOW: Final = 6
+QUATRAN: Final = 7
 
-_FIRST_CODE = {PLUS_TWO: 36, PLUS_THREE: 40, JUMP: 44, U_TURN: 48}
-RAINBOW_CODE = 52
-QUATRAN_CODE = 53
-CODE_COUNT = 54
+_FIRST_CODE: Final = {PLUS_TWO: 36, PLUS_THREE: 40, JUMP: 44, U_TURN: 48}
+RAINBOW_CODE: Final = 52
+QUATRAN_CODE: Final = 53
+CODE_COUNT: Final = 54
 
 # How many cards an attack card makes the next player draw (OC-4.1, OC-4.2).
-ATTACK_VALUE = {PLUS_TWO: 2, PLUS_THREE: 3}
+ATTACK_VALUE: Final = {PLUS_TWO: 2, PLUS_THREE: 3}
 
 
 def number_code(color: int, number: int) -> int:
@@ -67,9 +72,12 @@ def _properties() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
 
 
 # Per code: its type, its colour (0 for the two colourless cards) and its number (0 if none).
-TYPE, COLOR, NUM = _properties()
+_PROPERTIES = _properties()
+TYPE: Final = _PROPERTIES[0]
+COLOR: Final = _PROPERTIES[1]
+NUM: Final = _PROPERTIES[2]
 
-WILD_TYPES = (RAINBOW, QUATRAN)
+WILD_TYPES: Final = (RAINBOW, QUATRAN)
 
 
 def is_wild(code: int) -> bool:
@@ -151,9 +159,9 @@ def add_messages(field: RepeatedCompositeFieldContainer[OneCardCard], codes: Ite
 
 # By card code, the encoding of a view's card fields: a view merges its cards in one parse
 # (croupier.engines.core.cards.field_encodings).
-_MESSAGES = [to_message(code) for code in range(CODE_COUNT)]
-_HAND_ENTRY = field_encodings(_MESSAGES, lambda card: OneCardView(hand=[card]))
-_TOP_CARD = field_encodings(_MESSAGES, lambda card: OneCardView(top_card=card))
+_MESSAGES: Final = [to_message(code) for code in range(CODE_COUNT)]
+_HAND_ENTRY: Final = field_encodings(_MESSAGES, lambda card: OneCardView(hand=[card]))
+_TOP_CARD: Final = field_encodings(_MESSAGES, lambda card: OneCardView(top_card=card))
 
 
 def view_cards(top: int, hand: Iterable[int]) -> bytes:

@@ -9,10 +9,9 @@ discard or draw are in `turn_violation`, which reads a `Table` taken from the st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache, lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from croupier.engines.core.errors import MalformedMove, Violation
 from croupier.engines.core.seats import step as seat_step
@@ -29,7 +28,10 @@ class Kind(IntEnum):
 
 # The kinds as module names: on Python 3.11 reading `Kind.PLAY` costs about ten times a global,
 # and the checks compare kinds several times per move.
-PLAY, DRAW, CALL, CATCH = Kind.PLAY, Kind.DRAW, Kind.CALL, Kind.CATCH
+PLAY: Final = Kind.PLAY
+DRAW: Final = Kind.DRAW
+CALL: Final = Kind.CALL
+CATCH: Final = Kind.CATCH
 
 
 class Act(NamedTuple):
@@ -42,8 +44,8 @@ class Act(NamedTuple):
     target: int = -1
 
 
-DRAW_ACT = Act(DRAW)
-CALL_ACT = Act(CALL)
+DRAW_ACT: Final = Act(DRAW)
+CALL_ACT: Final = Act(CALL)
 
 
 # ---------------------------------------------------------------- parsing
@@ -147,16 +149,19 @@ class Matching(NamedTuple):
     playable: frozenset[int]  # the codes whose rule is None
 
 
-@dataclass(slots=True)
 class Table:
     """What the checks read from the state for one seat, taken once per check or listing: the
     rules below then read plain values, since each protobuf field read costs about as much as a
-    function call and a listing checks several acts. (A slotted dataclass: quicker to make than
-    a NamedTuple, and it is made about twice per move.)"""
+    function call and a listing checks several acts. (A slotted class with its own `__init__`:
+    made about twice per move, quicker than a NamedTuple, and compiled whole by mypyc, where a
+    dataclass's generated `__init__` stays interpreted.)"""
 
-    hand: list[int]
-    matching: Matching  # the matching rule on the current top card (OC-3.1, OC-3.4, OC-4)
-    quatran: int  # the colour a pending Quatran asks for (OC-4.7), 0 when none
+    __slots__ = ("hand", "matching", "quatran")
+
+    def __init__(self, hand: list[int], matching: Matching, quatran: int) -> None:
+        self.hand = hand
+        self.matching = matching  # the matching rule on the current top (OC-3.1, OC-3.4, OC-4)
+        self.quatran = quatran  # the colour a pending Quatran asks for (OC-4.7), 0 when none
 
 
 def table_of(state: OneCardState, seat: int) -> Table:
@@ -181,7 +186,7 @@ def _matching(top: int, colour: int, attacking: bool) -> Matching:
     return Matching(rule, frozenset(code for code, found in enumerate(rule) if found is None))
 
 
-_ONLY_ON_COLOUR_OR_TYPE = {
+_ONLY_ON_COLOUR_OR_TYPE: Final = {
     c.PLUS_TWO: "OC-4.1",
     c.PLUS_THREE: "OC-4.2",
     c.JUMP: "OC-4.4",
@@ -316,8 +321,8 @@ def _single_plays(code: int, *, calling: bool) -> tuple[Act, ...]:
 
 
 # By card code. Acts are immutable values, so listings share these instead of building new ones.
-_PLAYS = tuple(_single_plays(code, calling=False) for code in range(c.CODE_COUNT))
-_PLAYS_CALLING = tuple(_single_plays(code, calling=True) for code in range(c.CODE_COUNT))
+_PLAYS: Final = tuple(_single_plays(code, calling=False) for code in range(c.CODE_COUNT))
+_PLAYS_CALLING: Final = tuple(_single_plays(code, calling=True) for code in range(c.CODE_COUNT))
 
 
 def turn_candidates(t: Table) -> list[Act]:
