@@ -22,16 +22,16 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from google.protobuf.message import Message
 
 from croupier.v1.common_pb2 import GameResult
 
-LEVELS = ("random", "strong")
+LEVELS: Final = ("random", "strong")
 
 # A safety net for the driver only: every game ends far sooner under any play (docs/games).
-MAX_MOVES = 50_000
+MAX_MOVES: Final = 50_000
 
 
 class Bot(Protocol):

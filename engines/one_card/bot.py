@@ -14,7 +14,7 @@ How it thinks, in order:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from croupier.engines.core.bots import ScoringBot
 from croupier.v1.one_card_pb2 import (
@@ -29,8 +29,8 @@ from croupier.v1.one_card_pb2 import (
     OneCardView,
 )
 
-_ATTACKS = (ONE_CARD_CARD_TYPE_PLUS_TWO, ONE_CARD_CARD_TYPE_PLUS_THREE)
-_WILDS = (ONE_CARD_CARD_TYPE_RAINBOW, ONE_CARD_CARD_TYPE_QUATRAN)
+_ATTACKS: Final = (ONE_CARD_CARD_TYPE_PLUS_TWO, ONE_CARD_CARD_TYPE_PLUS_THREE)
+_WILDS: Final = (ONE_CARD_CARD_TYPE_RAINBOW, ONE_CARD_CARD_TYPE_QUATRAN)
 
 
 class StrongBot(ScoringBot):

@@ -72,7 +72,7 @@ def _properties() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
 
 
 # Per code: its type, its colour (0 for the two colourless cards) and its number (0 if none).
-_PROPERTIES = _properties()
+_PROPERTIES: Final = _properties()
 TYPE: Final = _PROPERTIES[0]
 COLOR: Final = _PROPERTIES[1]
 NUM: Final = _PROPERTIES[2]
@@ -87,7 +87,7 @@ def is_wild(code: int) -> bool:
 
 # ---------------------------------------------------------------- the deck (OC-1)
 
-DEFAULT_DECK = {
+DEFAULT_DECK: Final = {
     "number_copies": 2,
     "plus_two_per_color": 2,
     "plus_three_per_color": 1,
@@ -97,7 +97,7 @@ DEFAULT_DECK = {
     "quatrans": 4,
 }
 # Upper bound of each count: keeps the stored state well under 2 KB.
-DECK_LIMITS = {
+DECK_LIMITS: Final = {
     "number_copies": 4,
     "plus_two_per_color": 4,
     "plus_three_per_color": 4,
@@ -106,7 +106,7 @@ DECK_LIMITS = {
     "rainbows": 8,
     "quatrans": 8,
 }
-_PER_COLOR_TYPE = {
+_PER_COLOR_TYPE: Final = {
     "plus_two_per_color": PLUS_TWO,
     "plus_three_per_color": PLUS_THREE,
     "jump_per_color": JUMP,
@@ -187,11 +187,11 @@ def from_message(card: OneCardCard, field: str) -> int:
     raise MalformedMove(field, "unknown card type")
 
 
-COLOR_NAMES = {RED: "red", YELLOW: "yellow", GREEN: "green", BLUE: "blue"}
-_TYPE_SHORT = {PLUS_TWO: "+2", PLUS_THREE: "+3", JUMP: "J", U_TURN: "U"}
-_COLOR_LETTER = {RED: "R", YELLOW: "Y", GREEN: "G", BLUE: "B"}
-_LETTER_COLOR = {letter: color for color, letter in _COLOR_LETTER.items()}
-_SHORT_TYPE = {short: card_type for card_type, short in _TYPE_SHORT.items()}
+COLOR_NAMES: Final = {RED: "red", YELLOW: "yellow", GREEN: "green", BLUE: "blue"}
+_TYPE_SHORT: Final = {PLUS_TWO: "+2", PLUS_THREE: "+3", JUMP: "J", U_TURN: "U"}
+_COLOR_LETTER: Final = {RED: "R", YELLOW: "Y", GREEN: "G", BLUE: "B"}
+_LETTER_COLOR: Final = {letter: color for color, letter in _COLOR_LETTER.items()}
+_SHORT_TYPE: Final = {short: card_type for card_type, short in _TYPE_SHORT.items()}
 
 
 def short_name(code: int) -> str:

@@ -7,6 +7,8 @@ dealer passes to the left from one game to the next.
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core import rng
 from croupier.engines.core.cards import draw
 from croupier.engines.core.engine import Emitted
@@ -15,8 +17,8 @@ from croupier.engines.core.seats import clockwise_from, left
 from croupier.engines.one_card import cards as c
 from croupier.v1.one_card_pb2 import OneCardEvent, OneCardOptions, OneCardState
 
-HAND_SIZE = 7  # OC-2.1
-MAX_WINS_TO_MATCH = 5
+HAND_SIZE: Final = 7  # OC-2.1
+MAX_WINS_TO_MATCH: Final = 5
 
 Event = OneCardEvent
 

@@ -13,7 +13,7 @@ the finish (3) and emptying the hand (5). How it thinks:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from croupier.engines.core.bots import ScoringBot
 from croupier.v1.pig_mau_mau_pb2 import (
@@ -24,7 +24,11 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauView,
 )
 
-_NUMBERS, _SKIPS, _PLUS_TWOS, _TIRED, _FARMERS = 24, 28, 32, 36, 39
+_NUMBERS: Final = 24
+_SKIPS: Final = 28
+_PLUS_TWOS: Final = 32
+_TIRED: Final = 36
+_FARMERS: Final = 39
 
 
 def _strength(view: PigMauMauView, pig: int) -> float:

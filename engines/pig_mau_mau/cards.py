@@ -11,19 +11,21 @@ Colour index c: 0 pink, 1 brown, 2 black, 3 beige (the proto's PigColor is c + 1
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.v1.pig_mau_mau_pb2 import PigColor, PigMauMauCard, PigMauMauCardKind
 
-DECK_SIZE = 39
-COLOURS = 4
-COLOUR_NAMES = ("pink", "brown", "black", "beige")
+DECK_SIZE: Final = 39
+COLOURS: Final = 4
+COLOUR_NAMES: Final = ("pink", "brown", "black", "beige")
 
-NUMBER = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_NUMBER
-SKIP = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_SKIP
-PLUS_TWO = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_PLUS_TWO
-TIRED_PIG = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_TIRED_PIG
-FARMER = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_FARMER
+NUMBER: Final = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_NUMBER
+SKIP: Final = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_SKIP
+PLUS_TWO: Final = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_PLUS_TWO
+TIRED_PIG: Final = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_TIRED_PIG
+FARMER: Final = PigMauMauCardKind.PIG_MAU_MAU_CARD_KIND_FARMER
 
-NO_COLOUR = -1
+NO_COLOUR: Final = -1
 
 
 def _kind(code: int) -> PigMauMauCardKind.ValueType:
@@ -56,7 +58,7 @@ PRINTED: tuple[int, ...] = tuple(c - 32 if 32 <= c < 36 else NO_COLOUR for c in 
 
 
 # The four +2 cards: the only cards that may go on a pending +2 (PM-4.1).
-PLUS_TWOS = frozenset(c for c in range(DECK_SIZE) if KIND[c] == PLUS_TWO)
+PLUS_TWOS: Final = frozenset(c for c in range(DECK_SIZE) if KIND[c] == PLUS_TWO)
 
 
 def number_card(colour: int, number: int) -> int:
@@ -75,7 +77,7 @@ def tired_pig_card(colour: int) -> int:
     return 32 + colour
 
 
-FARMERS = (36, 37, 38)
+FARMERS: Final = (36, 37, 38)
 
 
 def pig_color(colour: int) -> PigColor.ValueType:

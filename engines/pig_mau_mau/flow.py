@@ -8,6 +8,8 @@ a race's end is scored (PM-6, bets by PM-1.4); after the fourth race the game is
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core import rng
 from croupier.engines.core.cards import refill_from_discard
 from croupier.engines.core.engine import Emitted
@@ -42,19 +44,19 @@ from croupier.v1.pig_mau_mau_pb2 import (
     PigMauMauState,
 )
 
-RACES = 4
-HAND_SIZE = 5
-BET_POINTS = (6, 4, 3, 2, 1)  # PM-1.4
-FINISH_POINTS = 3  # PM-6.2
-EMPTY_HAND_POINTS = 5  # PM-6.3
+RACES: Final = 4
+HAND_SIZE: Final = 5
+BET_POINTS: Final = (6, 4, 3, 2, 1)  # PM-1.4
+FINISH_POINTS: Final = 3  # PM-6.2
+EMPTY_HAND_POINTS: Final = 5  # PM-6.3
 
 Events = list[Emitted[PigMauMauEvent]]
 Event = PigMauMauEvent
 
-PLAY = PigMauMauPhase.PIG_MAU_MAU_PHASE_PLAY
-STEPS = PigMauMauPhase.PIG_MAU_MAU_PHASE_STEPS
-BET = PigMauMauPhase.PIG_MAU_MAU_PHASE_BET
-OVER = PigMauMauPhase.PIG_MAU_MAU_PHASE_OVER
+PLAY: Final = PigMauMauPhase.PIG_MAU_MAU_PHASE_PLAY
+STEPS: Final = PigMauMauPhase.PIG_MAU_MAU_PHASE_STEPS
+BET: Final = PigMauMauPhase.PIG_MAU_MAU_PHASE_BET
+OVER: Final = PigMauMauPhase.PIG_MAU_MAU_PHASE_OVER
 
 
 def set_required(state: PigMauMauState, colour: int) -> None:
@@ -211,11 +213,11 @@ def place_bet(state: PigMauMauState, seat: int, colour: int, events: Events) -> 
     events.append(Emitted(placed(pig_color(NO_COLOUR)), {seat: placed(pig_color(colour))}))
 
 
-TIRED_PIG_STEPS = 3  # PM-1.2
+TIRED_PIG_STEPS: Final = 3  # PM-1.2
 
 
-_CALL_FOR = (MauCall.MAU_CALL_MAU_MAU, MauCall.MAU_CALL_MAU)
-_NO_CALL = MauCall.MAU_CALL_UNSPECIFIED
+_CALL_FOR: Final = (MauCall.MAU_CALL_MAU_MAU, MauCall.MAU_CALL_MAU)
+_NO_CALL: Final = MauCall.MAU_CALL_UNSPECIFIED
 
 
 def required_call(cards_left: int) -> MauCall.ValueType:

@@ -11,6 +11,7 @@ act is refused with C-5 before anything else is looked at."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from croupier.engines.core.errors import MalformedMove, Violation
 from croupier.engines.pig_mau_mau.cards import (
@@ -31,12 +32,12 @@ from croupier.engines.pig_mau_mau.flow import BET, PLAY, STEPS, required_call
 from croupier.v1.pig_mau_mau_pb2 import MauCall, PigColor, PigMauMauMove, PigMauMauState
 
 Move = PigMauMauMove
-_COLOURS = frozenset(range(1, COLOURS + 1))
-_CALLS = frozenset(MauCall.values())
-_NO_CALL = MauCall.MAU_CALL_UNSPECIFIED
-_NO_COLOUR = PigColor.PIG_COLOR_UNSPECIFIED
-_ALL_COLOURS = [pig_color(c) for c in range(COLOURS)]
-_NONE_ONLY = [_NO_COLOUR]
+_COLOURS: Final = frozenset(range(1, COLOURS + 1))
+_CALLS: Final = frozenset(MauCall.values())
+_NO_CALL: Final = MauCall.MAU_CALL_UNSPECIFIED
+_NO_COLOUR: Final = PigColor.PIG_COLOR_UNSPECIFIED
+_ALL_COLOURS: Final = [pig_color(c) for c in range(COLOURS)]
+_NONE_ONLY: Final = [_NO_COLOUR]
 
 
 def check_form(move: Move) -> str:
@@ -62,25 +63,25 @@ def check_form(move: Move) -> str:
     return kind
 
 
-_WRONG_PHASE = {
+_WRONG_PHASE: Final = {
     PLAY: Violation("PM-3.1", "it is your turn to play a card"),
     STEPS: Violation("PM-4.2", "move pigs back one space at a time, or end your steps"),
     BET: Violation("PM-5.1", "place or change a bet, or decline"),
 }
 # The refusals that name nothing, built once.
-_DRAW_REFUSED = Violation(
+_DRAW_REFUSED: Final = Violation(
     "PM-3.2",
     "drawing is allowed only when no card can be played, and then it is done for you; Draw takes"
     " a pending +2 total",
 )
-_BEHIND_START = Violation("PM-4.2", "a pig never moves back behind START")
-_NAME_THE_PIG = Violation("PM-1.2", "a Tired Pig moves the rearmost pig: name it")
-_NOT_LAST = Violation("PM-1.2", "a Tired Pig moves a pig in last place")
-_PIG_NOT_ASKED = Violation("PM-1.2", "only a Tired Pig names a pig to move")
-_NAME_THE_COLOUR = Violation("PM-1.2", "a Farmer names the next colour")
-_COLOUR_NOT_ASKED = Violation("PM-1.2", "only a Farmer names a colour")
-_NO_MAU = Violation("PM-7.1", "calls are made only with the mau option")
-_WRONG_CALL = Violation("PM-7.1", "that call does not fit the cards this play leaves you")
+_BEHIND_START: Final = Violation("PM-4.2", "a pig never moves back behind START")
+_NAME_THE_PIG: Final = Violation("PM-1.2", "a Tired Pig moves the rearmost pig: name it")
+_NOT_LAST: Final = Violation("PM-1.2", "a Tired Pig moves a pig in last place")
+_PIG_NOT_ASKED: Final = Violation("PM-1.2", "only a Tired Pig names a pig to move")
+_NAME_THE_COLOUR: Final = Violation("PM-1.2", "a Farmer names the next colour")
+_COLOUR_NOT_ASKED: Final = Violation("PM-1.2", "only a Farmer names a colour")
+_NO_MAU: Final = Violation("PM-7.1", "calls are made only with the mau option")
+_WRONG_CALL: Final = Violation("PM-7.1", "that call does not fit the cards this play leaves you")
 
 
 def violation(state: PigMauMauState, seat: int, move: Move, kind: str) -> Violation | None:
@@ -204,18 +205,22 @@ def _play_bytes(
 
 # Listed moves are parsed from bytes serialized here (a fresh message each, and quicker than
 # setting fields): every play that can be legal by (card, pig, colour, call), and the others.
-_PLAY_BYTES = {
+_PLAY_BYTES: Final = {
     (card, pig, colour, call): _play_bytes(card, pig, colour, call)
     for card in range(DECK_SIZE)
     for pig in (_ALL_COLOURS if KIND[card] == TIRED_PIG else _NONE_ONLY)
     for colour in (_ALL_COLOURS if KIND[card] == FARMER else _NONE_ONLY)
     for call in MauCall.values()
 }
-_STEP_BYTES = [Move(step_back=Move.StepBack(pig=pig)).SerializeToString() for pig in _ALL_COLOURS]
-_BET_BYTES = [Move(place_bet=Move.PlaceBet(color=pig)).SerializeToString() for pig in _ALL_COLOURS]
-_DRAW_BYTES = Move(draw=Move.Draw()).SerializeToString()
-_END_STEPS_BYTES = Move(end_steps=Move.EndSteps()).SerializeToString()
-_DECLINE_BYTES = Move(decline_bet=Move.DeclineBet()).SerializeToString()
+_STEP_BYTES: Final = [
+    Move(step_back=Move.StepBack(pig=pig)).SerializeToString() for pig in _ALL_COLOURS
+]
+_BET_BYTES: Final = [
+    Move(place_bet=Move.PlaceBet(color=pig)).SerializeToString() for pig in _ALL_COLOURS
+]
+_DRAW_BYTES: Final = Move(draw=Move.Draw()).SerializeToString()
+_END_STEPS_BYTES: Final = Move(end_steps=Move.EndSteps()).SerializeToString()
+_DECLINE_BYTES: Final = Move(decline_bet=Move.DeclineBet()).SerializeToString()
 _parse = Move.FromString
 
 

@@ -3,14 +3,16 @@ by option or by lot (PM-2.3, C-3), race 1 set up (PM-2) and its first turn begun
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core import rng
 from croupier.engines.core.engine import Emitted
 from croupier.engines.core.errors import InvalidOptions
 from croupier.engines.pig_mau_mau.flow import Event, begin_turn, start_race
 from croupier.v1.pig_mau_mau_pb2 import PigMauMauEvent, PigMauMauOptions, PigMauMauState
 
-MAX_FINISH = 60
-DEFAULT_FINISH = {2: 12, 3: 14, 4: 16, 5: 18}  # PM-1.5 Decision
+MAX_FINISH: Final = 60
+DEFAULT_FINISH: Final = {2: 12, 3: 14, 4: 16, 5: 18}  # PM-1.5 Decision
 
 
 def new_game(

@@ -4,6 +4,7 @@ own hand and own bet colour; the result: most points after four races (PM-6.5)."
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 
 from croupier.engines.core.cards import field_encodings
 from croupier.engines.core.scoring import build_result as build_result_of
@@ -20,8 +21,8 @@ from croupier.v1.pig_mau_mau_pb2 import (
 
 # By card code, the encoding of each card field: a view merges its cards (and bets) in one
 # parse (croupier.engines.core.cards.field_encodings).
-_HAND = field_encodings(CARD_MESSAGES, lambda card: PigMauMauView(hand=[card]))
-_TOP_CARD = field_encodings(CARD_MESSAGES, lambda card: PigMauMauView(top_card=card))
+_HAND: Final = field_encodings(CARD_MESSAGES, lambda card: PigMauMauView(hand=[card]))
+_TOP_CARD: Final = field_encodings(CARD_MESSAGES, lambda card: PigMauMauView(top_card=card))
 
 
 @cache

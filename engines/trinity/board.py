@@ -8,13 +8,14 @@ Row indexes 0, 1, 2 are the J, Q and K rows; on the state's board, row r holds e
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from croupier.engines.trinity.cards import JACK, NO_CARD, is_black, is_red, rank_of
 
-ROWS = 3
-SLOTS = 4
-ROW_RANKS = (JACK, JACK + 1, JACK + 2)  # J, Q, K
-ROW_LETTERS = ("J", "Q", "K")
+ROWS: Final = 3
+SLOTS: Final = 4
+ROW_RANKS: Final = (JACK, JACK + 1, JACK + 2)  # J, Q, K
+ROW_LETTERS: Final = ("J", "Q", "K")
 
 
 def row_of_board(board: Sequence[int], row: int) -> list[int]:

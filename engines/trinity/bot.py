@@ -16,14 +16,18 @@ its effect on the board it sees (TR-3, TR-4):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from croupier.engines.core.bots import ScoringBot
 from croupier.v1.trinity_pb2 import TrinityMove, TrinityView
 
-_COLOUR_JOKER, _BLACK_WHITE_JOKER = 53, 54
-_SPADE, _HEART, _DIAMOND, _CLUB = 0, 1, 2, 3
-_LOST = -1_000.0
+_COLOUR_JOKER: Final = 53
+_BLACK_WHITE_JOKER: Final = 54
+_SPADE: Final = 0
+_HEART: Final = 1
+_DIAMOND: Final = 2
+_CLUB: Final = 3
+_LOST: Final = -1_000.0
 
 
 def _rank(card: int) -> int:

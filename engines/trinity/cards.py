@@ -7,16 +7,24 @@ Code 0 is "no card" (an empty board slot); 1..52 is `1 + 13 * suit + (rank - 2)`
 
 from __future__ import annotations
 
-NO_CARD = 0
-SPADES, HEARTS, DIAMONDS, CLUBS = 0, 1, 2, 3
-JACK, QUEEN, KING, ACE = 11, 12, 13, 14
-TEN = 10
-COLOUR_JOKER = 53
-BW_JOKER = 54
-ALL_CARDS = tuple(range(1, 55))
+from typing import Final
 
-SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
-RANK_LABELS = {11: "J", 12: "Q", 13: "K", 14: "A"}
+NO_CARD: Final = 0
+SPADES: Final = 0
+HEARTS: Final = 1
+DIAMONDS: Final = 2
+CLUBS: Final = 3
+JACK: Final = 11
+QUEEN: Final = 12
+KING: Final = 13
+ACE: Final = 14
+TEN: Final = 10
+COLOUR_JOKER: Final = 53
+BW_JOKER: Final = 54
+ALL_CARDS: Final = tuple(range(1, 55))
+
+SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
+RANK_LABELS: Final = {11: "J", 12: "Q", 13: "K", 14: "A"}
 
 
 def card(rank: int, suit: int) -> int:
@@ -64,7 +72,7 @@ def _name(code: int) -> str:
     return f"{RANK_LABELS.get(rank, str(rank))}{SUIT_SYMBOLS[suit_of(code)]}"
 
 
-NAMES = tuple(_name(code) for code in range(BW_JOKER + 1))
+NAMES: Final = tuple(_name(code) for code in range(BW_JOKER + 1))
 
 
 def name(code: int) -> str:

@@ -9,6 +9,8 @@ the end of an action (TR-5.2).
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core.cards import draw
 from croupier.engines.core.engine import Emitted
 from croupier.engines.core.seats import clockwise_from, left
@@ -48,7 +50,7 @@ from croupier.v1.trinity_pb2 import (
 
 Event = TrinityEvent
 Emits = list[Emitted[TrinityEvent]]
-DRAW = 2
+DRAW: Final = 2
 
 
 def public(event: TrinityEvent) -> Emitted[TrinityEvent]:

@@ -14,6 +14,7 @@ moves builds only the messages that pass.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from croupier.engines.core.errors import MalformedMove, Violation
 from croupier.engines.core.seats import left, right
@@ -43,23 +44,23 @@ from croupier.v1.trinity_pb2 import (
 )
 
 Move = TrinityMove
-ONGOING = TrinityOutcome.TRINITY_OUTCOME_UNSPECIFIED
+ONGOING: Final = TrinityOutcome.TRINITY_OUTCOME_UNSPECIFIED
 # The steps as plain ints (reading the enum wrapper's attributes is slow in a hot loop).
-ACTION = TrinityStep.TRINITY_STEP_ACTION
-SUIT_EFFECT = TrinityStep.TRINITY_STEP_SUIT_EFFECT
-SWAP = TrinityStep.TRINITY_STEP_SWAP
-DISCARD = TrinityStep.TRINITY_STEP_DISCARD
-GIFT = TrinityStep.TRINITY_STEP_GIFT
-GIFT_DISCARD = TrinityStep.TRINITY_STEP_GIFT_DISCARD
+ACTION: Final = TrinityStep.TRINITY_STEP_ACTION
+SUIT_EFFECT: Final = TrinityStep.TRINITY_STEP_SUIT_EFFECT
+SWAP: Final = TrinityStep.TRINITY_STEP_SWAP
+DISCARD: Final = TrinityStep.TRINITY_STEP_DISCARD
+GIFT: Final = TrinityStep.TRINITY_STEP_GIFT
+GIFT_DISCARD: Final = TrinityStep.TRINITY_STEP_GIFT_DISCARD
 
-SUIT_RULES = {DIAMONDS: "TR-4.1", HEARTS: "TR-4.2", CLUBS: "TR-4.3", SPADES: "TR-4.4"}
+SUIT_RULES: Final = {DIAMONDS: "TR-4.1", HEARTS: "TR-4.2", CLUBS: "TR-4.3", SPADES: "TR-4.4"}
 ACTION_RULES: dict[int, str] = {
     TrinityAction.TRINITY_ACTION_PLACE: "TR-3.1",
     TrinityAction.TRINITY_ACTION_USE: "TR-3.2",
     TrinityAction.TRINITY_ACTION_PASS: "TR-3.3",
 }
-START_RULES = {"place": "TR-3.1", "use": "TR-3.2", "discard_two": "TR-3.3"}
-CARD_KINDS = frozenset({"place", "use", "discard_two", "reveal", "discard", "give"})
+START_RULES: Final = {"place": "TR-3.1", "use": "TR-3.2", "discard_two": "TR-3.3"}
+CARD_KINDS: Final = frozenset({"place", "use", "discard_two", "reveal", "discard", "give"})
 STEP_KINDS: dict[int, tuple[frozenset[str], str]] = {
     ACTION: (
         frozenset({"place", "use", "discard_two"}),
@@ -75,8 +76,8 @@ STEP_KINDS: dict[int, tuple[frozenset[str], str]] = {
     GIFT_DISCARD: (frozenset({"discard"}), "the joker's receiver must discard one hand card"),
 }
 
-_BOARD_STEPS = (ACTION, SUIT_EFFECT, SWAP)
-_REVEAL_STEPS = (ACTION, SUIT_EFFECT)
+_BOARD_STEPS: Final = (ACTION, SUIT_EFFECT, SWAP)
+_REVEAL_STEPS: Final = (ACTION, SUIT_EFFECT)
 
 # A move as its kind and numbers: a card (card kinds), a slot 1..4 (target_slot), or own slot,
 # other row 1..3 and other slot (swap); unused numbers are 0.
@@ -263,28 +264,28 @@ class Position:
 # --- per-target checks, shared by the moves and by the TR-3.4 look-ahead ---------------------
 
 
-_EMPTY_OWN = tuple(f"slot {i + 1} of your row is empty" for i in range(SLOTS))
-_EMPTY_OTHER = tuple(f"slot {i + 1} of that row is empty" for i in range(SLOTS))
+_EMPTY_OWN: Final = tuple(f"slot {i + 1} of your row is empty" for i in range(SLOTS))
+_EMPTY_OTHER: Final = tuple(f"slot {i + 1} of that row is empty" for i in range(SLOTS))
 # The refusals the look-ahead of a ♦ ♥ ♣ effect meets most, built once.
-_EMPTY_TARGET = {
+_EMPTY_TARGET: Final = {
     suit: tuple(Violation(rule, text) for text in _EMPTY_OWN) for suit, rule in SUIT_RULES.items()
 }
-_AT_RIGHTMOST = Violation("TR-4.2", "that card is already in the rightmost occupied slot")
-_AT_LEFTMOST = Violation("TR-4.2", "that card is already in the leftmost occupied slot")
+_AT_RIGHTMOST: Final = Violation("TR-4.2", "that card is already in the rightmost occupied slot")
+_AT_LEFTMOST: Final = Violation("TR-4.2", "that card is already in the leftmost occupied slot")
 # A swap's refusals by `ten` (TR-4.5 for a 10, TR-4.6 for an A), built once: the look-ahead
 # tries every pair of occupied slots.
-_SWAP_RULES = {True: "TR-4.5", False: "TR-4.6"}
-_SWAP_OWN_ROW = {
+_SWAP_RULES: Final = {True: "TR-4.5", False: "TR-4.6"}
+_SWAP_OWN_ROW: Final = {
     ten: Violation(rule, "swap with another player's row, not your own")
     for ten, rule in _SWAP_RULES.items()
 }
-_SWAP_EMPTY_OWN = {
+_SWAP_EMPTY_OWN: Final = {
     ten: tuple(Violation(rule, text) for text in _EMPTY_OWN) for ten, rule in _SWAP_RULES.items()
 }
-_SWAP_EMPTY_OTHER = {
+_SWAP_EMPTY_OTHER: Final = {
     ten: tuple(Violation(rule, text) for text in _EMPTY_OTHER) for ten, rule in _SWAP_RULES.items()
 }
-_SWAP_SLOT_NUMBER = Violation("TR-4.5", "a 10 swaps only slots with the same number")
+_SWAP_SLOT_NUMBER: Final = Violation("TR-4.5", "a 10 swaps only slots with the same number")
 
 
 def slot_target_violation(suit: int, slots: Sequence[int], index: int) -> Violation | None:
@@ -374,7 +375,7 @@ def violation(state: TrinityState, seat: int, move: TrinityMove) -> Violation | 
     return check(Position(state, seat), decode(move))
 
 
-_NEEDS_TWO = Violation("TR-3.4", "this action takes two hand cards and you hold one")
+_NEEDS_TWO: Final = Violation("TR-3.4", "this action takes two hand cards and you hold one")
 
 
 def check(pos: Position, choice: Choice) -> Violation | None:
@@ -435,11 +436,11 @@ def _step_rule(pos: Position, kind: str) -> str:
 
 # TR-3.4's refusals of a Use, by card code, built once: the listing meets one for every hand
 # card whose effect has no target.
-_NO_TARGET = tuple(
+_NO_TARGET: Final = tuple(
     Violation("TR-3.4", f"the suit effect of {name(code)} has no valid target")
     for code in range(BW_JOKER + 1)
 )
-_NO_EFFECT_NOR_SWAP = tuple(
+_NO_EFFECT_NOR_SWAP: Final = tuple(
     Violation("TR-3.4", f"neither the suit effect nor the swap of {name(code)} can be made")
     for code in range(BW_JOKER + 1)
 )

@@ -3,6 +3,8 @@ rows and the turn order from the `rows` option (TR-2.2), the J row's player firs
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core import rng
 from croupier.engines.core.cards import draw
 from croupier.engines.core.engine import Emitted
@@ -13,9 +15,9 @@ from croupier.engines.trinity.cards import ALL_CARDS
 from croupier.engines.trinity.flow import public, to_hand
 from croupier.v1.trinity_pb2 import TrinityEvent, TrinityOptions, TrinityRow, TrinityState
 
-HAND_SIZE = 6
+HAND_SIZE: Final = 6
 # The three assignments whose turn order J, Q, K runs clockwise (TR-2.2), by J seat.
-_CLOCKWISE = {
+_CLOCKWISE: Final = {
     (TrinityRow.TRINITY_ROW_J, TrinityRow.TRINITY_ROW_Q, TrinityRow.TRINITY_ROW_K): 0,
     (TrinityRow.TRINITY_ROW_K, TrinityRow.TRINITY_ROW_J, TrinityRow.TRINITY_ROW_Q): 1,
     (TrinityRow.TRINITY_ROW_Q, TrinityRow.TRINITY_ROW_K, TrinityRow.TRINITY_ROW_J): 2,

@@ -3,6 +3,8 @@ hand: never another seat's unrevealed cards, never the deck's content or order."
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core.scoring import shared_result
 from croupier.engines.trinity.board import ROWS, row_of_board
 from croupier.engines.trinity.rules import (
@@ -16,7 +18,7 @@ from croupier.v1.common_pb2 import GameResult
 from croupier.v1.trinity_pb2 import TrinityOutcome, TrinityState, TrinityStep, TrinityView
 
 # The TrinityRow value of each row index, looked up rather than converted for every row.
-ROW_VALUES = tuple(row_value(row) for row in range(ROWS))
+ROW_VALUES: Final = tuple(row_value(row) for row in range(ROWS))
 
 
 def build_view(state: TrinityState, seat: int | None) -> TrinityView:
@@ -59,7 +61,7 @@ def build_view(state: TrinityState, seat: int | None) -> TrinityView:
     return view
 
 
-SUMMARIES = {
+SUMMARIES: Final = {
     TrinityOutcome.TRINITY_OUTCOME_WON: "cooperative: the board is complete, every seat wins",
     TrinityOutcome.TRINITY_OUTCOME_LOST_HANDS_EMPTY: (
         "cooperative: every hand is empty and the board is not complete, every seat loses"

@@ -15,13 +15,13 @@ saved. How it thinks:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Final
 
 from croupier.engines.core.bots import ScoringBot
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenView
 
-_QUEEN = 14
-_HUNTERS = (15, 20)
+_QUEEN: Final = 14
+_HUNTERS: Final = (15, 20)
 
 
 class StrongBot(ScoringBot):

@@ -7,25 +7,25 @@ A card is its `VampireQueenCard` number, which is also its penalty (VQ-4.3): 1..
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TypeAlias, cast
+from typing import Final, TypeAlias, cast
 
 from croupier.v1.vampire_queen_pb2 import VampireQueenCard
 
-VAMPIRE_RANKS = range(1, 14)
-VAMPIRE_COPIES = 8
-QUEEN = 14
-QUEEN_COPIES = 4
-HUNTER_15 = 15
-HUNTER_20 = 20
-HUNTERS = (HUNTER_15, HUNTER_20)
-CARD_CODES = frozenset([*VAMPIRE_RANKS, QUEEN, HUNTER_15, HUNTER_20])
+VAMPIRE_RANKS: Final = range(1, 14)
+VAMPIRE_COPIES: Final = 8
+QUEEN: Final = 14
+QUEEN_COPIES: Final = 4
+HUNTER_15: Final = 15
+HUNTER_20: Final = 20
+HUNTERS: Final = (HUNTER_15, HUNTER_20)
+CARD_CODES: Final = frozenset([*VAMPIRE_RANKS, QUEEN, HUNTER_15, HUNTER_20])
 # A rank that no play reaches: the size of per-code count tables.
-CODE_LIMIT = HUNTER_20 + 1
+CODE_LIMIT: Final = HUNTER_20 + 1
 
 # The proto's card type: an int to Python, a distinct type to mypy.
 Card: TypeAlias = VampireQueenCard.ValueType
 
-NAMES = {QUEEN: "Queen", HUNTER_15: "Hunter 15", HUNTER_20: "Hunter 20"}
+NAMES: Final = {QUEEN: "Queen", HUNTER_15: "Hunter 15", HUNTER_20: "Hunter 20"}
 
 
 def typed(cards: Iterable[int]) -> Iterable[Card]:

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core import rng
 from croupier.engines.core.engine import Emitted
 from croupier.engines.core.errors import InvalidOptions
@@ -19,8 +21,8 @@ from croupier.v1.vampire_queen_pb2 import (
 Event = VampireQueenEvent
 Events = list[Emitted[VampireQueenEvent]]
 
-DEFAULT_ROUNDS = 5
-MAX_ROUNDS = 20
+DEFAULT_ROUNDS: Final = 5
+MAX_ROUNDS: Final = 20
 
 
 def rounds_of(options: VampireQueenOptions) -> int:

@@ -8,15 +8,16 @@ A card is stored as the integer `colour * 13 + (rank - 1)` (0..77): `rank` 1..13
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 from croupier.v1.whats_your_name_pb2 import WhatsYourNameCard, WhatsYourNameState
 
-RANKS = 13
-COLOUR_SETS = 6  # WN-1.1
-THIRTEEN = 13
-HAND_SIZE = 3  # WN-2.4, WN-3.6
-HIDDEN_DEAL = 4  # WN-7.1: draw 4, set one aside
-VIRTUAL = 2  # WN-6.1: the virtual player's table position in a two-player game
+RANKS: Final = 13
+COLOUR_SETS: Final = 6  # WN-1.1
+THIRTEEN: Final = 13
+HAND_SIZE: Final = 3  # WN-2.4, WN-3.6
+HIDDEN_DEAL: Final = 4  # WN-7.1: draw 4, set one aside
+VIRTUAL: Final = 2  # WN-6.1: the virtual player's table position in a two-player game
 
 
 def code(colour: int, rank: int) -> int:
@@ -54,7 +55,7 @@ def table_size(seats: int) -> int:
     return 3 if seats == 2 else seats
 
 
-_CARDS = tuple(
+_CARDS: Final = tuple(
     WhatsYourNameCard(rank=code % RANKS + 1, colour=code // RANKS)
     for code in range(COLOUR_SETS * RANKS)
 )

@@ -6,6 +6,8 @@ and secret play for that seat only. Another seat's play appears only once all ar
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core.cards import field_encodings
 from croupier.engines.whats_your_name.cards import (
     COLOUR_SETS,
@@ -34,17 +36,19 @@ Player = WhatsYourNameView.Player
 
 # By card code, the encoding of each card field: views merge the cards they show in one parse
 # (croupier.engines.core.cards.field_encodings).
-_CARDS = [to_card(code) for code in range(COLOUR_SETS * RANKS)]
-_STAGE = field_encodings(_CARDS, lambda card: View(stage=[card]))
-_DISCARDED = field_encodings(_CARDS, lambda card: View(discarded=[card]))
-_HAND = field_encodings(_CARDS, lambda card: View(hand=[card]))
-_HIDDEN_CARD = field_encodings(_CARDS, lambda card: View(hidden_card=card))
-_CHOSEN_CARD = field_encodings(_CARDS, lambda card: View(chosen_card=card))
-_ACQUIRED = field_encodings(_CARDS, lambda card: Player(acquired=[card]))
-_PLAYED = field_encodings(_CARDS, lambda card: Player(played=card))
-_REVEALED_HIDDEN_CARD = field_encodings(_CARDS, lambda card: Player(revealed_hidden_card=card))
+_CARDS: Final = [to_card(code) for code in range(COLOUR_SETS * RANKS)]
+_STAGE: Final = field_encodings(_CARDS, lambda card: View(stage=[card]))
+_DISCARDED: Final = field_encodings(_CARDS, lambda card: View(discarded=[card]))
+_HAND: Final = field_encodings(_CARDS, lambda card: View(hand=[card]))
+_HIDDEN_CARD: Final = field_encodings(_CARDS, lambda card: View(hidden_card=card))
+_CHOSEN_CARD: Final = field_encodings(_CARDS, lambda card: View(chosen_card=card))
+_ACQUIRED: Final = field_encodings(_CARDS, lambda card: Player(acquired=[card]))
+_PLAYED: Final = field_encodings(_CARDS, lambda card: Player(played=card))
+_REVEALED_HIDDEN_CARD: Final = field_encodings(
+    _CARDS, lambda card: Player(revealed_hidden_card=card)
+)
 # The rank of every card code: summing looked-up ranks is quicker than computing each.
-_RANK = tuple(rank_of(card) for card in range(COLOUR_SETS * RANKS))
+_RANK: Final = tuple(rank_of(card) for card in range(COLOUR_SETS * RANKS))
 
 
 def build_view(state: WhatsYourNameState, seat: int | None) -> WhatsYourNameView:
