@@ -30,6 +30,8 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml setup.py $(ENGINE_SOURCES
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e clients/python -e '.[dev]'
+	@$(BIN)/python -c 'from croupier.engines.core import rng; import sys; \
+	  print("engines:", "Python (not compiled)" if rng.__file__.endswith(".py") else "compiled")'
 	touch $(STAMP)
 
 # A C compiler and Python's headers for the compiled engines (setup.py): Debian's packages when
