@@ -7,9 +7,15 @@ A server process on one core serves `Echo` (answers the request's bytes) and `Wa
 stream that sends a 300-byte message each time `Tick` is called); a client process on
 another core measures the server's CPU per `Echo` at 32 calls in flight, and per `Tick` with
 1 and with N streams open (each tick sends one message on every stream), so that the cost of
-one more streamed message is (CPU per tick with N streams - with 1) / (N - 1).
+one more streamed message is (CPU per tick with N streams - with 1) / (N - 1), and the server's
+memory per open stream.
 
-    .venv/bin/python deploy/loadtest/grpc_aio_floor.py --server-cpu 0 --client-cpu 1
+With `--sync` the same three methods are served by the synchronous grpcio server instead, a
+thread per call from a pool big enough for every stream (a stream waits on a condition that
+`Tick` notifies): what the synchronous server style would cost WatchGame (docs/performance.md,
+"Where the targets stand").
+
+    .venv/bin/python deploy/loadtest/grpc_aio_floor.py --server-cpu 0 --client-cpu 1 [--sync]
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ import argparse
 import asyncio
 import multiprocessing
 import os
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from concurrent import futures
 from multiprocessing.synchronize import Event
 
 import grpc
@@ -35,6 +43,54 @@ def _cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def _serve_sync(port: int, cpu: int | None, ready: Event, threads: int) -> None:
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    ticked = threading.Condition()
+    ticks = [0]
+
+    def echo(request: bytes, context: grpc.ServicerContext) -> bytes:
+        return request
+
+    def watch(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+        sent = ticks[0]
+        while context.is_active():
+            with ticked:
+                ticked.wait_for(lambda: ticks[0] > sent, timeout=1.0)  # noqa: B023 (read at once)
+            if ticks[0] > sent:
+                sent = ticks[0]
+                yield MESSAGE
+
+    def tick(request: bytes, context: grpc.ServicerContext) -> bytes:
+        with ticked:
+            ticks[0] += 1
+            ticked.notify_all()
+        return b""
+
+    handler = grpc.method_handlers_generic_handler(
+        "Floor",
+        {
+            "Echo": grpc.unary_unary_rpc_method_handler(echo),
+            "Tick": grpc.unary_unary_rpc_method_handler(tick),
+            "Watch": grpc.unary_stream_rpc_method_handler(watch),
+        },
+    )
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads))
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    server.start()
+    ready.set()
+    server.wait_for_termination()
 
 
 def _serve(port: int, cpu: int | None, ready: Event) -> None:
@@ -113,6 +169,7 @@ async def _measure(port: int, pid: int, args: argparse.Namespace) -> None:
             async for _ in watch(b""):
                 received[0] += 1
 
+        rss = _rss_kib(pid)
         readers = [asyncio.create_task(reader()) for _ in range(streams)]
         warm = time.perf_counter() + args.warmup
         while time.perf_counter() < warm:
@@ -134,7 +191,9 @@ async def _measure(port: int, pid: int, args: argparse.Namespace) -> None:
         )
         if streams > 1:
             extra = (per_tick[streams] - per_tick[1]) / (streams - 1)
+            grown = (_rss_kib(pid) - rss) / streams
             print(f"  one more streamed message: {extra:.0f} us", flush=True)
+            print(f"  server memory per open stream: {grown:.1f} KiB", flush=True)
         for task in readers:
             task.cancel()
         await asyncio.gather(*readers, return_exceptions=True)
@@ -152,10 +211,17 @@ def main() -> None:
     parser.add_argument(
         "--streams", type=int, nargs="+", default=[4, 64], help="stream counts besides 1"
     )
+    parser.add_argument("--sync", action="store_true", help="the synchronous grpcio server")
     args = parser.parse_args()
     port = free_port()
     ready = multiprocessing.Event()
-    server = multiprocessing.Process(target=_serve, args=(port, args.server_cpu, ready))
+    server = (
+        multiprocessing.Process(
+            target=_serve_sync, args=(port, args.server_cpu, ready, max(args.streams) + 40)
+        )
+        if args.sync
+        else multiprocessing.Process(target=_serve, args=(port, args.server_cpu, ready))
+    )
     server.start()
     try:
         if not ready.wait(30):
