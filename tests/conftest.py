@@ -26,9 +26,10 @@ def stale_compiled_engines(engines: Path) -> list[str]:
 def pytest_sessionstart(session: pytest.Session) -> None:
     stale = stale_compiled_engines(ENGINES)
     if stale:
+        more = f" and {len(stale) - 1} more" if len(stale) > 1 else ""
         raise pytest.UsageError(
-            f"engines/{stale[0]} (and {len(stale) - 1} more) changed after the engines were "
-            "compiled: run `make install` to compile them again (or `make pure-engines`)"
+            f"engines/{stale[0]}{more} changed after the engines were compiled:"
+            " run `make install` to compile them again (or `make pure-engines`)"
         )
 
 
