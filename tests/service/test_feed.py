@@ -156,7 +156,14 @@ def test_a_restarted_consumer_gets_every_entry_it_left_unacknowledged(
         }
 
         def read() -> list[FeedItem]:
-            items = follow(reader, group=group, consumer="c1", count=1, block_ms=200, forever=False)
+            items = list(
+                follow(reader, group=group, consumer="c1", count=1, block_ms=200, forever=False)
+            )
+            for item in items:
+                if item.event.name not in names:
+                    # Another test's game, ended meanwhile (its clock, its bots): not this
+                    # test's, and acknowledged so that the count of pending entries is ours.
+                    item.ack()
             return [i for i in items if i.event.name in names]
 
         first = read()  # nothing acknowledged: the consumer "dies"
