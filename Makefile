@@ -29,6 +29,8 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml setup.py $(ENGINE_SOURCES
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@if [ -n "$${CROUPIER_PURE_ENGINES:-}" ] && [ "$$CROUPIER_PURE_ENGINES" != 0 ]; then \
+	  find engines clients/python -name '*.so' -delete; fi
 	$(BIN)/python -m pip install --quiet -e clients/python -e '.[dev]'
 	@$(BIN)/python -c 'from croupier.engines.core import rng; import sys; \
 	  print("engines:", "Python (not compiled)" if rng.__file__.endswith(".py") else "compiled")'
@@ -47,8 +49,8 @@ compiler:
 	    "python$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')-dev" >/dev/null; } || \
 	  echo "no Python headers: the engines stay pure Python (apt-get install python3-dev)"
 
-# Run the engines as Python (until an engine's source changes and `make install` compiles them
-# again; CROUPIER_PURE_ENGINES=1 make install keeps them Python).
+# Run the engines as Python, until an engine's source changes and `make install` compiles them
+# again (with CROUPIER_PURE_ENGINES=1 in the environment it never does).
 pure-engines:
 	find engines clients/python -name '*.so' -delete
 
