@@ -29,6 +29,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from concurrent import futures
 from multiprocessing.synchronize import Event
+from typing import Any
 
 import grpc
 import uvloop
@@ -51,6 +52,18 @@ def _rss_kib(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise RuntimeError("no VmRSS")
+
+
+def _handler(echo: Any, tick: Any, watch: Any) -> grpc.GenericRpcHandler:
+    """The probe's service, from either server's handlers."""
+    return grpc.method_handlers_generic_handler(
+        "Floor",
+        {
+            "Echo": grpc.unary_unary_rpc_method_handler(echo),
+            "Tick": grpc.unary_unary_rpc_method_handler(tick),
+            "Watch": grpc.unary_stream_rpc_method_handler(watch),
+        },
+    )
 
 
 def _serve_sync(port: int, cpu: int | None, ready: Event, threads: int) -> None:
@@ -77,14 +90,7 @@ def _serve_sync(port: int, cpu: int | None, ready: Event, threads: int) -> None:
             ticked.notify_all()
         return b""
 
-    handler = grpc.method_handlers_generic_handler(
-        "Floor",
-        {
-            "Echo": grpc.unary_unary_rpc_method_handler(echo),
-            "Tick": grpc.unary_unary_rpc_method_handler(tick),
-            "Watch": grpc.unary_stream_rpc_method_handler(watch),
-        },
-    )
+    handler = _handler(echo, tick, watch)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads))
     server.add_generic_rpc_handlers((handler,))
     server.add_insecure_port(f"127.0.0.1:{port}")
@@ -119,14 +125,7 @@ def _serve(port: int, cpu: int | None, ready: Event) -> None:
                 ticked.notify_all()
             return b""
 
-        handler = grpc.method_handlers_generic_handler(
-            "Floor",
-            {
-                "Echo": grpc.unary_unary_rpc_method_handler(echo),
-                "Tick": grpc.unary_unary_rpc_method_handler(tick),
-                "Watch": grpc.unary_stream_rpc_method_handler(watch),
-            },
-        )
+        handler = _handler(echo, tick, watch)
         server = grpc.aio.server()
         server.add_generic_rpc_handlers((handler,))
         server.add_insecure_port(f"127.0.0.1:{port}")
