@@ -10,7 +10,7 @@ the stream fills that gap from the store's move log.
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable
 
 QUEUE_SIZE = 64  # waiting notifications beyond which a stream whose write is held is ended
@@ -19,35 +19,70 @@ QUEUE_SIZE = 64  # waiting notifications beyond which a stream whose write is he
 QUEUE_LIMIT = 1024
 
 
-class WatchQueue(asyncio.Queue[bytes]):
-    """A watcher's pending notifications, and how many did not fit since it last caught up."""
+class WatchQueue:
+    """A watcher's pending notifications, and how many did not fit since it last caught up.
+
+    Not an asyncio.Queue: its stream waits with `next`, which takes a waiting notification
+    without suspending and otherwise waits on one future with one timer, where
+    `asyncio.wait_for(queue.get(), ...)` made a task per wait (docs/performance.md, "Watch
+    updates")."""
 
     def __init__(self) -> None:
-        super().__init__()  # bounded by `offer`
+        self._items: deque[bytes] = deque()  # bounded by `offer`
+        self._waiter: asyncio.Future[None] | None = None
         self.skipped = 0
         self.closed = False
         # Called (synchronously, by the publisher) for every notification that comes while
         # QUEUE_SIZE are waiting.
         self.on_overflow: Callable[[], None] | None = None
 
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def get_nowait(self) -> bytes:
+        return self._items.popleft()
+
+    async def next(self, seconds: float) -> bytes:
+        """The oldest notification, waiting for one at most `seconds` (then TimeoutError)."""
+        if not self._items:
+            loop = asyncio.get_running_loop()
+            self._waiter = waiter = loop.create_future()
+            timer = loop.call_later(seconds, _wake, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
+            if not self._items:
+                raise TimeoutError
+        return self._items.popleft()
+
     def close(self) -> None:
         """Take no more notifications and let go of those held (the stream is ending)."""
         self.closed = True
-        while not self.empty():
-            self.get_nowait()
+        self._items.clear()
 
     def offer(self, payload: bytes) -> None:
         if self.closed:
             return
-        if self.qsize() >= QUEUE_SIZE and self.on_overflow is not None:
+        if len(self._items) >= QUEUE_SIZE and self.on_overflow is not None:
             self.on_overflow()
             if self.closed:
                 return
-        if self.qsize() >= QUEUE_LIMIT:
+        if len(self._items) >= QUEUE_LIMIT:
             # The oldest stay queued (they come first); the newest are in the store's log.
             self.skipped += 1
             return
-        self.put_nowait(payload)
+        self._items.append(payload)
+        _wake(self._waiter)
+
+
+def _wake(waiter: asyncio.Future[None] | None) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)
 
 
 class Fanout:

@@ -291,40 +291,127 @@ def _setup(engine: AnyEngine, state: Any) -> tuple[Any, int, int]:
     return setup.options, setup.seats, setup.seed
 
 
-def events_from_notification(entries: Sequence[AudiencedEvent], seat: int | None) -> list[Event]:
-    """The events of a published move as `seat` may see them."""
-    events = []
-    for entry in entries:
-        own = next((p.event for p in entry.private if p.seat == seat), None)
-        if own is not None:
-            events.append(own)
-        elif entry.HasField("public"):
-            events.append(entry.public)
-    return events
-
-
 @dataclass(slots=True)
 class Published:
     """A move as its notification told it, and the update each seat's streams send for it."""
 
     game: LoadedGame
     events: Sequence[AudiencedEvent]
-    updates: dict[int | None, WatchGameResponse] = field(default_factory=dict)
-    # The part of the view every seat shares, built for the first seat asked for (a copy of it
-    # costs a fraction of building it again for each seat).
-    shared: GameView | None = None
+    updates: dict[int | None, bytes] = field(default_factory=dict)
+    # What every seat's update holds alike, serialized once for the first seat asked for.
+    parts: UpdateParts | None = None
 
-    def update_for(self, seat: int | None) -> WatchGameResponse:
+    def update_for(self, seat: int | None) -> bytes:
+        """The serialized WatchGameResponse that `seat`'s streams send for this move: the
+        bytes of `WatchGameResponse(view=game.view(seat), events=<seat's events>)`, put
+        together from the parts every seat shares and the seat's own view and events."""
         update = self.updates.get(seat)
         if update is None:
-            if self.shared is None:
-                self.shared = GameView()
-                self.game.fill_shared(self.shared)
-            update = WatchGameResponse(events=events_from_notification(self.events, seat))
-            update.view.CopyFrom(self.shared)
-            self.game.fill_own(update.view, seat)
-            self.updates[seat] = update
+            if self.parts is None:
+                self.parts = UpdateParts.of(self.game, self.events)
+            update = self.updates[seat] = self.parts.update(self.game, seat)
         return update
+
+
+# Field tags of the messages an update is put together from (protobuf's wire format: the
+# field number, then the wire type; 2 is length-delimited, 0 a varint).
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(low | 0x80)
+        else:
+            out.append(low)
+            return bytes(out)
+
+
+def _tag(number: int, wire_type: int) -> bytes:
+    return _varint((number << 3) | wire_type)
+
+
+_UPDATE_VIEW_TAG = _tag(WatchGameResponse.VIEW_FIELD_NUMBER, 2)
+_UPDATE_EVENT_TAG = _tag(WatchGameResponse.EVENTS_FIELD_NUMBER, 2)
+_VIEWER_SEAT_TAG = _tag(GameView.VIEWER_SEAT_FIELD_NUMBER, 0)
+
+
+@dataclass(slots=True, frozen=True)
+class UpdateParts:
+    """A move's update, serialized, but for each seat's own part. A serialized GameView lists
+    its fields by number: those before `viewer_seat` (`head`), the seat, the shared fields after
+    it (`tail`), then the game's own view, each seat's (protobuf's serialization is
+    deterministic for these messages: no maps, no unknown fields)."""
+
+    head: bytes
+    tail: bytes
+    game_tag: bytes
+    # Per event: the field of its public event (empty if it has none) and of each seat's own.
+    events: tuple[tuple[bytes, dict[int, bytes]], ...]
+
+    @classmethod
+    def of(cls, game: LoadedGame, entries: Sequence[AudiencedEvent]) -> UpdateParts:
+        shared = GameView()
+        game.fill_shared(shared)
+        data = shared.SerializeToString()
+        split = _fields_before(data, GameView.VIEWER_SEAT_FIELD_NUMBER)
+        number = GameView.DESCRIPTOR.fields_by_name[game.engine.game_type].number
+        events = []
+        for entry in entries:
+            public = _field(_UPDATE_EVENT_TAG, entry.public.SerializeToString())
+            own: dict[int, bytes] = {}
+            for private in entry.private:
+                event = private.event.SerializeToString()
+                own.setdefault(private.seat, _field(_UPDATE_EVENT_TAG, event))
+            events.append((public if entry.HasField("public") else b"", own))
+        return cls(data[:split], data[split:], _tag(number, 2), tuple(events))
+
+    def update(self, game: LoadedGame, seat: int | None) -> bytes:
+        own = game.engine.view(game.state, seat).SerializeToString()
+        seat_field = b"" if seat is None else _VIEWER_SEAT_TAG + _varint(seat)
+        view = b"".join((self.head, seat_field, self.tail, _field(self.game_tag, own)))
+        events = [
+            public if seat is None else own_events.get(seat, public)
+            for public, own_events in self.events
+        ]
+        return b"".join((_field(_UPDATE_VIEW_TAG, view), *events))
+
+
+def _field(tag: bytes, value: bytes) -> bytes:
+    return tag + _varint(len(value)) + value
+
+
+def _fields_before(data: bytes, number: int) -> int:
+    """Where the first field numbered `number` or more starts in the serialized message `data`
+    (its fields in order of number)."""
+    position = 0
+    while position < len(data):
+        tag, after = _read_varint(data, position)
+        if tag >> 3 >= number:
+            return position
+        wire_type = tag & 7
+        if wire_type == 0:
+            after = _read_varint(data, after)[1]
+        elif wire_type == 2:
+            size, after = _read_varint(data, after)
+            after += size
+        elif wire_type in (1, 5):
+            after += 8 if wire_type == 1 else 4
+        else:
+            raise ValueError(f"unexpected wire type {wire_type}")
+        position = after
+    return position
+
+
+def _read_varint(data: bytes, position: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, position
+        shift += 7
 
 
 class RecentNotifications:
@@ -358,15 +445,3 @@ def notification_head(note: MoveNotification, game_size: int) -> bytes:
 
 
 _GAME_FIELD_HEADER = bytes([(MoveNotification.GAME_FIELD_NUMBER << 3) | 2])  # length-delimited
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)

@@ -196,6 +196,12 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+# A feed entry's `kind` field: KIND_GAME_FINISHED is "game_finished".
+_KIND_FIELDS = {
+    value: name.removeprefix("KIND_").lower() for name, value in pb.FeedEvent.Kind.items()
+}
+
+
 def feed_event(
     kind: pb.FeedEvent.Kind.ValueType,
     game_id: str,
@@ -207,21 +213,19 @@ def feed_event(
 ) -> tuple[str, bytes, dict[str, str]]:
     """A feed entry: its stream (the shard of the game, so one game's events stay in order),
     the serialized FeedEvent, and plain fields for readers without the protos."""
+    ms = now_ms()
+    name = game_name(game_id)
     event = pb.FeedEvent(
         kind=kind,
-        name=game_name(game_id),
+        name=name,
         version=version,
         game_type=game_type,
         seat=seat,
         player_ids=players,
-        time=timestamp(now_ms()),
+        time=Timestamp(seconds=ms // 1000, nanos=ms % 1000 * 1_000_000),
     )
     if result is not None and result.HasField("result"):
         event.result.CopyFrom(result.result)
-    fields = {
-        "kind": pb.FeedEvent.Kind.Name(kind).removeprefix("KIND_").lower(),
-        "game": event.name,
-        "version": str(version),
-    }
+    fields = {"kind": _KIND_FIELDS[kind], "game": name, "version": str(version)}
     stream = keys.feed(keys.bucket_of(game_id, keys.FEED_SHARDS))
     return stream, event.SerializeToString(), fields

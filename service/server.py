@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import grpc
 import structlog
@@ -175,12 +177,11 @@ def _add_service(
             if method.server_streaming
             else grpc.unary_unary_rpc_method_handler
         )
+        serialize = message_factory.GetMessageClass(method.output_type).SerializeToString
         handlers[method.name] = make(
             getattr(servicer, method.name),
             request_deserializer=lenient(message_factory.GetMessageClass(method.input_type)),
-            response_serializer=message_factory.GetMessageClass(
-                method.output_type
-            ).SerializeToString,
+            response_serializer=_streamed(serialize) if method.server_streaming else serialize,
         )
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
@@ -191,6 +192,16 @@ def _add_service(
     # (Echo, ApplyMove replay) but cost game play (ListLegalMoves and ApplyMove mixed) about 8%
     # more server CPU per move: docs/performance.md, "Per-call cost: issue 22, this round".
     server.add_registered_method_handlers(service.full_name, handlers)
+
+
+def _streamed(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """A stream's serializer: a message, or bytes already serialized (a watch update that
+    every stream of one seat sends alike: games.Published.update_for)."""
+
+    def serialized(message: Any) -> bytes:
+        return message if type(message) is bytes else serialize(message)
+
+    return serialized
 
 
 def _tls(cert: str, key: str) -> grpc.ServerCredentials:

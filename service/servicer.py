@@ -522,10 +522,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             self._require_operator(call)
         return await self._lobby.list_games(request, operator)
 
+    # The stream yields messages, or updates already serialized (games.Published.update_for:
+    # the same bytes for every stream of a seat), which server.py's serializer passes through.
     @streaming
-    async def WatchGame(
+    async def WatchGame(  # type: ignore[override]
         self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext, call: CallLog
-    ) -> AsyncIterator[pb.WatchGameResponse]:
+    ) -> AsyncIterator[pb.WatchGameResponse | bytes]:
         call.game = game_id = _game_id(request.name)
         since = _since_version(request.since_etag)
         if not self._watchers.enter(game_id):
@@ -550,7 +552,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
 
     async def _watch(
         self, game_id: str, since: int | None, cutoff: _Cutoff, call: CallLog
-    ) -> AsyncIterator[pb.WatchGameResponse]:
+    ) -> AsyncIterator[pb.WatchGameResponse | bytes]:
         """Subscribe first, then read: a move is either in what was read or notified after it.
         Every move is sent once, in order: a notification of a version already sent is
         skipped, and a gap (a full queue, a notification lost in a failover, the moves before a
@@ -567,6 +569,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 _check_resumable(since, game)
                 async for update in _replayed(game, log, since, seat):
                     yield update
+            # Hashed once: every move's update checks that the seat is still this credential's.
+            digest = None if call.token is None else auth.credential_hash(call.token)
             while not game.over:
                 if notifications.skipped:
                     # The stream fell far behind while its client was reading (the server was
@@ -575,9 +579,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     behind = True
                 else:
                     try:
-                        payload = await asyncio.wait_for(
-                            notifications.get(), self._settings.watch_poll_seconds
-                        )
+                        payload = await notifications.next(self._settings.watch_poll_seconds)
                     except TimeoutError:
                         # A notification can be lost (a failover, a pub/sub reconnection).
                         snapshot = await self._read(game_id)
@@ -589,25 +591,26 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                         published = self._notifications.decode(game_id, payload)
                         if published.game.version == game.version + 1:
                             game = published.game
-                            _check_still_seated(game, seat, call)
+                            _check_still_seated(game, seat, digest)
                             yield published.update_for(seat)
                         behind = published.game.version > game.version
                 if behind:
                     current, log = await self._load_with_log(game_id, call)
                     if current.version - game.version > MAX_RESUMED_MOVES:
                         raise errors.watch_too_slow(current.version - game.version)
-                    _check_still_seated(current, seat, call)
+                    _check_still_seated(current, seat, digest)
                     async for update in _replayed(current, log, game.version, seat):
                         yield update
                     game = current
 
 
-def _check_still_seated(game: LoadedGame, seat: int | None, call: CallLog) -> None:
-    """End a seat's watch stream once its credential is revoked (reissued, or the seat left):
-    from then on it shows that seat's hand to nobody."""
-    if seat is None or call.token is None:
+def _check_still_seated(game: LoadedGame, seat: int | None, digest: bytes | None) -> None:
+    """End a seat's watch stream once its credential (`digest`: the stream's credential hash,
+    None for a spectator) is revoked (reissued, or the seat left): from then on it shows that
+    seat's hand to nobody."""
+    if seat is None or digest is None:
         return
-    if game.stored.credential_hashes[seat] != auth.credential_hash(call.token):
+    if game.stored.credential_hashes[seat] != digest:
         raise errors.credential_rejected()
 
 

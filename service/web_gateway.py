@@ -339,12 +339,15 @@ def _unary(handler: Any) -> Callable[[Message, RequestContext[Any, Any]], Awaita
 
 
 def _stream(
-    handler: Any,
+    handler: Any, output: type[Message]
 ) -> Callable[[Message, RequestContext[Any, Any]], AsyncIterator[Message]]:
-    def call(request: Message, ctx: RequestContext[Any, Any]) -> AsyncIterator[Message]:
+    async def call(request: Message, ctx: RequestContext[Any, Any]) -> AsyncIterator[Message]:
         _served()
-        stream: AsyncIterator[Message] = handler(request, WebContext(ctx))
-        return stream
+        # The servicer streams messages, or updates serialized once for every stream of a
+        # seat (games.Published.update_for): Connect's codecs, JSON's too, take messages.
+        async with contextlib.aclosing(handler(request, WebContext(ctx))) as stream:
+            async for item in stream:
+                yield output.FromString(item) if type(item) is bytes else item
 
     return call
 
@@ -357,7 +360,7 @@ def endpoints(servicer: GameService) -> dict[str, Endpoint[Any, Any]]:
         handler = getattr(servicer, method.name)
         info = _method_info(method)
         found[f"/{SERVICE.full_name}/{method.name}"] = (
-            Endpoint.server_stream(info, _stream(handler))
+            Endpoint.server_stream(info, _stream(handler, info.output))
             if method.server_streaming
             else Endpoint.unary(info, _unary(handler))
         )

@@ -110,7 +110,7 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
     for the spectators), each with that audience's view and events (C-4)."""
     from croupier.engines.registry import GAMES
     from croupier.service.games import LoadedGame, RecentNotifications, notification_head
-    from croupier.v1.game_service_pb2 import ApplyMoveResponse
+    from croupier.v1.game_service_pb2 import ApplyMoveResponse, WatchGameResponse
     from croupier.v1.storage_pb2 import StoredGame
 
     engine = GAMES["vampire_queen"]
@@ -128,8 +128,9 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
     assert recent.decode("a" * 24, bytes(payload)) is published  # equal bytes: same entry
     assert published.game.version == 2
     for viewer in (0, 1, 2, None):
-        update = published.update_for(viewer)
-        assert published.update_for(viewer) is update
+        serialized = published.update_for(viewer)
+        assert published.update_for(viewer) is serialized
+        update = WatchGameResponse.FromString(serialized)
         assert update.view == game.view(viewer)
         response = ApplyMoveResponse()
         game.add_events(response.events, emitted, viewer)
