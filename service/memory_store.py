@@ -15,6 +15,7 @@ from croupier.service.store import (
     WRITTEN,
     Commit,
     CommitResult,
+    Done,
     IndexEntry,
     Snapshot,
     Update,
@@ -109,7 +110,10 @@ class MemoryStore:
 
     async def index_add(self, entries: Sequence[IndexEntry]) -> None:
         for entry in entries:
-            self._indexes.setdefault(entry.key, {})[entry.game_id] = entry.score
+            self._index(entry)
+
+    def _index(self, entry: IndexEntry) -> None:
+        self._indexes.setdefault(entry.key, {})[entry.game_id] = entry.score
 
     async def index_remove(self, entries: Sequence[IndexEntry]) -> None:
         for entry in entries:
@@ -128,9 +132,24 @@ class MemoryStore:
     async def feed_append(
         self, stream: str, event: bytes, fields: dict[str, str], max_len: int
     ) -> None:
+        self._append(stream, event, fields, max_len)
+
+    def _append(self, stream: str, event: bytes, fields: dict[str, str], max_len: int) -> None:
         entries = self.feed.setdefault(stream, [])
         entries.append((fields, event))
         del entries[:-max_len]
+
+    def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
+        self._index(entry)
+        done(None)
+        return True
+
+    def feed_append_later(
+        self, stream: str, event: bytes, fields: dict[str, str], max_len: int, done: Done
+    ) -> bool:
+        self._append(stream, event, fields, max_len)
+        done(None)
+        return True
 
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         return self._secrets.setdefault(key, candidate)

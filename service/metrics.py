@@ -28,6 +28,7 @@ from croupier.service.fanout import WatchQueue
 from croupier.service.store import (
     Commit,
     CommitResult,
+    Done,
     IndexEntry,
     Snapshot,
     Store,
@@ -224,6 +225,19 @@ def serve(port: int, host: str = "[::]") -> None:
         start_http_server(port, addr="0.0.0.0")
 
 
+def _timed_done(operation: str, done: Done) -> Done:
+    """`done`, after timing and counting the operation as MeasuredStore._timed does."""
+    started = time.perf_counter()
+
+    def measured(error: StoreUnavailable | None) -> None:
+        if error is not None:
+            STORE_ERRORS.labels(operation).inc()
+        STORE_LATENCY.observe(operation, time.perf_counter() - started)
+        done(error)
+
+    return measured
+
+
 class MeasuredStore:
     """A Store that times every operation and counts its failures."""
 
@@ -300,6 +314,15 @@ class MeasuredStore:
         self, stream: str, event: bytes, fields: dict[str, str], max_len: int
     ) -> None:
         await self._timed("feed_append", self._store.feed_append(stream, event, fields, max_len))
+
+    def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
+        return self._store.index_add_now(entry, _timed_done("index_add", done))
+
+    def feed_append_later(
+        self, stream: str, event: bytes, fields: dict[str, str], max_len: int, done: Done
+    ) -> bool:
+        measured = _timed_done("feed_append", done)
+        return self._store.feed_append_later(stream, event, fields, max_len, measured)
 
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         secret: bytes = await self._timed(

@@ -41,6 +41,7 @@ from croupier.service.store import (
     WRITTEN,
     Commit,
     CommitResult,
+    Done,
     IndexEntry,
     Snapshot,
     StoreUnavailable,
@@ -318,10 +319,25 @@ class RedisStore:
     async def feed_append(
         self, stream: str, event: bytes, fields: dict[str, str], max_len: int
     ) -> None:
-        flat: list[Any] = []
-        for name, value in fields.items():
-            flat += [name, value]
-        await self._command("XADD", stream, "MAXLEN", "~", max_len, "*", *flat, "event", event)
+        await self._command(*_xadd(stream, event, fields, max_len))
+
+    def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
+        return self._send_nowait(done, True, "ZADD", entry.key, entry.score, entry.game_id)
+
+    def feed_append_later(
+        self, stream: str, event: bytes, fields: dict[str, str], max_len: int, done: Done
+    ) -> bool:
+        return self._send_nowait(done, False, *_xadd(stream, event, fields, max_len))
+
+    def _send_nowait(self, done: Done, at_once: bool, *args: Any) -> bool:
+        """One command through the lean client without waiting (redis-py's, for TLS, cannot:
+        False), its outcome told to `done` as `_store_errors` words it."""
+        send = getattr(self._redis, "send_nowait", None)
+        sent = None if send is None else send(*args, at_once=at_once)
+        if sent is None:
+            return False
+        sent.add_done_callback(functools.partial(_tell, done))
+        return True
 
     @_store_errors
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
@@ -494,6 +510,29 @@ class RedisStore:
         await self._redis.aclose()
         if self._subscriber is not self._redis:
             await self._subscriber.aclose()
+
+
+def _xadd(stream: str, event: bytes, fields: dict[str, str], max_len: int) -> list[Any]:
+    """The command appending a feed entry: its plain fields, then the event."""
+    command: list[Any] = ["XADD", stream, "MAXLEN", "~", max_len, "*"]
+    for name, value in fields.items():
+        command += [name, value]
+    return [*command, "event", event]
+
+
+def _tell(done: Done, reply: asyncio.Future[Any]) -> None:
+    """A command sent without waiting has ended: `done` learns how, in StoreUnavailable's
+    words (those of `_store_errors`)."""
+    if reply.cancelled():
+        done(StoreUnavailable("cancelled"))
+        return
+    error = reply.exception()
+    if error is None:
+        done(None)
+    elif isinstance(error, TimeoutError):
+        done(StoreUnavailable("timeout"))
+    else:
+        done(StoreUnavailable(type(error).__name__))
 
 
 def _index_entries(key: str, reply: Any) -> list[IndexEntry]:

@@ -76,7 +76,13 @@ class _Protocol(asyncio.Protocol):
             if not future.done():
                 future.set_exception(RedisConnectionError("connection to Redis lost"))
 
-    def send(self, payload: bytes, replies: int) -> list[asyncio.Future[Any]]:
+    def send(
+        self, payload: bytes, replies: int, at_once: bool | None = None
+    ) -> list[asyncio.Future[Any]]:
+        """Send `payload` (`replies` commands) and return their replies' futures. `at_once`:
+        written before this returns (after the commands of this turn not yet written, so the
+        order holds); False: with this turn's other commands at its end; None (the default):
+        at once only when nothing is in flight."""
         if self.lost or self._transport is None or self._transport.is_closing():
             raise RedisConnectionError("connection to Redis lost")
         loop = asyncio.get_running_loop()
@@ -87,11 +93,15 @@ class _Protocol(asyncio.Protocol):
             deadline = loop.time() + self._timeout
             if self._timer is None:
                 self._timer = loop.call_at(deadline, self._expire)
-        idle = not self._waiting and not self._unsent
-        self._waiting.extend((future, deadline) for future in futures)
-        if idle:
+        if at_once is None:
             # Nothing in flight: likely a lone call, whose wait would only grow by waiting for
             # the end of the turn. The commands that follow it in this turn go out together.
+            at_once = not self._waiting and not self._unsent
+        self._waiting.extend((future, deadline) for future in futures)
+        if at_once:
+            if self._unsent:
+                payload = b"".join([*self._unsent, payload])
+                self._unsent = []  # the end of the turn's flush then finds nothing
             self._transport.write(payload)
         else:
             if not self._unsent:
@@ -103,7 +113,7 @@ class _Protocol(asyncio.Protocol):
         """Write the commands of this turn of the event loop in one system call."""
         unsent = self._unsent
         self._unsent = []
-        if self._transport is not None and not self._transport.is_closing():
+        if unsent and self._transport is not None and not self._transport.is_closing():
             self._transport.write(unsent[0] if len(unsent) == 1 else b"".join(unsent))
 
     def _expire(self) -> None:
@@ -203,6 +213,15 @@ class RespClient(Commands):
     async def execute_command(self, *args: Arg) -> Any:
         protocol = await self._connection()
         return await protocol.send(_pack(args), 1)[0]
+
+    def send_nowait(self, *args: Arg, at_once: bool = False) -> asyncio.Future[Any] | None:
+        """Send one command without waiting for its reply: its future, or None when not
+        connected (then `execute_command`). `at_once`: written before this returns; else with
+        the other commands of this turn of the event loop, at its end (`_Protocol.send`)."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost:
+            return None
+        return protocol.send(_pack(args), 1, at_once)[0]
 
     async def execute_many(
         self, commands: Sequence[tuple[Arg, ...]], *, raise_errors: bool = True

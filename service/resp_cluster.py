@@ -127,6 +127,8 @@ class ClusterClient(Commands):
         self.map_listeners: list[Callable[[], Awaitable[Any]]] = []
         self._maps_read = 0
         self._listening: set[asyncio.Task[Any]] = set()
+        # Commands sent by `send_nowait` that are following a redirection.
+        self._following: set[asyncio.Future[Any]] = set()
 
     def _node(self, address: Address) -> RespClient:
         node = self._nodes.get(address)
@@ -219,6 +221,34 @@ class ClusterClient(Commands):
                     raise
                 return await self._send(args, slot, exc)
         return await self._send(args, slot, None)
+
+    def send_nowait(self, *args: Arg, at_once: bool = False) -> asyncio.Future[Any] | None:
+        """As the lean client's `send_nowait`, to the slot's master; None while that master is
+        unknown or not connected. A redirection or a lost connection is followed as
+        `execute_command` follows it, in a task of its own (rare: after a resharding or a
+        failover), whose result the returned future takes."""
+        slot = command_slot(args)
+        node = self._slots[slot] if slot is not None else None
+        sent = None if node is None else node.send_nowait(*args, at_once=at_once)
+        if sent is None:
+            return None
+        answered: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def follow(task: asyncio.Future[Any]) -> None:
+            self._following.discard(task)
+            _settle(answered, task)
+
+        def replied(future: asyncio.Future[Any]) -> None:
+            error = None if future.cancelled() else future.exception()
+            if not isinstance(error, Exception) or not resent(error):
+                _settle(answered, future)
+                return
+            task = asyncio.ensure_future(self._send(args, slot, error))
+            self._following.add(task)
+            task.add_done_callback(follow)
+
+        sent.add_done_callback(replied)
+        return answered
 
     async def _send(self, args: tuple[Arg, ...], slot: int | None, error: Exception | None) -> Any:
         """`args` through redirections and lost connections; `error`: the first attempt's."""
@@ -339,3 +369,15 @@ def _retrieve(future: asyncio.Future[None]) -> None:
     """A reading of the map nobody waited for may fail unseen: its error is taken here."""
     if not future.cancelled():
         future.exception()
+
+
+def _settle(future: asyncio.Future[Any], outcome: asyncio.Future[Any]) -> None:
+    """Give `future` the result (or error) of the finished `outcome`."""
+    if future.done():
+        return
+    if outcome.cancelled():
+        future.cancel()
+    elif (error := outcome.exception()) is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(outcome.result())

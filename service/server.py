@@ -103,7 +103,7 @@ async def start(settings: Settings, store: Store) -> Running:
         ]
     )
     servicer = GameService(store, settings)
-    _add_service(servicer, server, game_service_pb2, "GameService")
+    add_game_service(servicer, server)
     reflected = [SERVICE_NAME]
     # Echo only when asked (croupier-bench's baseline): never on a production port by default.
     if settings.benchmark_service:
@@ -161,6 +161,13 @@ async def start(settings: Settings, store: Store) -> Running:
         event_loop=type(asyncio.get_running_loop()).__module__,
     )
     return running
+
+
+def add_game_service(servicer: GameService, server: grpc.aio.Server) -> None:
+    """Serve GameService from `servicer` on `server`. Not the generated
+    add_GameServiceServicer_to_server: its WatchGame serializer takes messages only, where
+    the servicer streams updates already serialized too (`_streamed`)."""
+    _add_service(servicer, server, game_service_pb2, "GameService")
 
 
 def _add_service(

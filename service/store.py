@@ -7,7 +7,7 @@ Implementations: `croupier.service.redis_store.RedisStore` (production, any numb
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -114,6 +114,10 @@ def merge_page(
     return sorted(unique.values(), key=newest_first)[:count]
 
 
+# Told how a write sent without waiting ended: None once made, else why it was not.
+Done = Callable[["StoreUnavailable | None"], None]
+
+
 class Store(Protocol):
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
         """The game (and the record of `request_id`), in one round trip; None if absent."""
@@ -167,6 +171,19 @@ class Store(Protocol):
         self, stream: str, event: bytes, fields: dict[str, str], max_len: int
     ) -> None:
         """Append one event to a feed stream capped at about `max_len` entries."""
+
+    def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
+        """Send one index entry at once, ahead of every command sent after it, and return
+        without waiting for the store (`done` is told how it ended): a turn-clock deadline,
+        indexed before the write that sets it goes out. False when this store cannot (nothing
+        is sent: await `index_add` instead)."""
+
+    def feed_append_later(
+        self, stream: str, event: bytes, fields: dict[str, str], max_len: int, done: Done
+    ) -> bool:
+        """`feed_append` sent with the other commands of this turn of the event loop, without
+        waiting for the store (`done` is told how it ended). False when this store cannot
+        (nothing is sent: await `feed_append` instead)."""
 
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         """The secret kept under `key`, `candidate` made it if there was none."""

@@ -5,6 +5,8 @@ and the due index of turn deadlines (each entry written before the write that se
 
 from __future__ import annotations
 
+import functools
+
 import structlog
 
 from croupier.service import clocks, errors, keys, lobby, metrics
@@ -81,15 +83,19 @@ class GameWrites:
     ) -> None:
         """Append to the event feed after the game's own write. Never fails the call (the
         game's write is made): a store failure here is logged and counted, and that event is
-        lost (docs/api.md, "The event feed")."""
+        lost (docs/api.md, "The event feed"). The append is sent before this returns, and not
+        waited for where the store can (its outcome is counted when it comes)."""
         stream, event, fields = lobby.feed_event(
             kind, game_id, version, game_type, players, seat, result
         )
+        done = functools.partial(_appended, game_id, fields["kind"])
+        max_len = self.settings.feed_max_len
+        if self.store.feed_append_later(stream, event, fields, max_len, done):
+            return
         try:
-            await self.store.feed_append(stream, event, fields, self.settings.feed_max_len)
+            await self.store.feed_append(stream, event, fields, max_len)
         except StoreUnavailable as exc:
-            metrics.FEED_LOST.inc()
-            log.warning("feed_append_failed", game=game_id, kind=fields["kind"], error=str(exc))
+            done(exc)
 
     async def update(
         self,
@@ -128,7 +134,7 @@ class GameWrites:
 
     async def feed_move(self, game_id: str, version: int, response: pb.ApplyMoveResponse) -> None:
         """The feed entries of a move just written: the game's end, and with --feed-moves every
-        move (each one more round trip, after the move's own: docs/scaling.md)."""
+        move (each one more command, sent after the move's own write: docs/scaling.md)."""
         view = response.view
         finished = view.HasField("result")
         if not finished and not self.settings.feed_moves:
@@ -171,13 +177,30 @@ class GameWrites:
             await self.schedule_entry(IndexEntry(keys.due_index(bucket), deadline, game_id))
 
     async def schedule_entry(self, entry: IndexEntry) -> None:
+        """Index a deadline ahead of the write that follows: sent at once, not waited for where
+        the store can (the write that follows goes out after it on the same connection, or
+        after it was written to its own in a cluster)."""
+        done = functools.partial(_indexed, entry.game_id)
+        if self.store.index_add_now(entry, done):
+            return
         try:
             await self.store.index_add([entry])
         except StoreUnavailable as exc:
-            # Redis failed: the write that follows most likely fails too; if it is made, the
-            # deadline is indexed again by the game's next write.
-            metrics.DEADLINES_LOST.inc()
-            log.warning("deadline_not_indexed", game=entry.game_id, error=str(exc))
+            done(exc)
+
+
+def _appended(game_id: str, kind: str, error: StoreUnavailable | None) -> None:
+    if error is not None:
+        metrics.FEED_LOST.inc()
+        log.warning("feed_append_failed", game=game_id, kind=kind, error=str(error))
+
+
+def _indexed(game_id: str, error: StoreUnavailable | None) -> None:
+    if error is not None:
+        # Redis failed: the write that follows most likely fails too; if it is made, the
+        # deadline is indexed again by the game's next write.
+        metrics.DEADLINES_LOST.inc()
+        log.warning("deadline_not_indexed", game=game_id, error=str(error))
 
 
 def pb_notification(version: int) -> MoveNotification:

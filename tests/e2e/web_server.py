@@ -20,9 +20,9 @@ import grpc
 
 from croupier.service.config import Settings
 from croupier.service.redis_store import RedisStore
+from croupier.service.server import add_game_service
 from croupier.service.servicer import GameService
 from croupier.service.web_gateway import start_web_gateway
-from croupier.v1 import game_service_pb2_grpc
 
 
 async def run(redis_url: str, origins: list[str]) -> None:
@@ -30,7 +30,7 @@ async def run(redis_url: str, origins: list[str]) -> None:
     store = RedisStore(redis_url, timeout=settings.store_timeout_seconds)
     servicer = GameService(store, settings)
     server = grpc.aio.server()
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
+    add_game_service(servicer, server)
     grpc_port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     gateway = await start_web_gateway(servicer, "127.0.0.1", 0, cors_origins=origins)

@@ -26,9 +26,9 @@ from croupier.service import clocks, keys
 from croupier.service.config import Settings
 from croupier.service.redis_store import RedisStore
 from croupier.service.replay import replay
+from croupier.service.server import add_game_service
 from croupier.service.servicer import GameService
 from croupier.v1 import game_service_pb2 as pb
-from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import LoggedMove
 from tests.redis_cluster import direct_client, embedded_store
 from tests.service.helpers import game_id, stored
@@ -84,7 +84,7 @@ class Replicas:
             self.stores.append(store)
             self.servicers.append(GameService(store, settings))
         self.server = grpc.aio.server()
-        game_service_pb2_grpc.add_GameServiceServicer_to_server(self.servicers[0], self.server)
+        add_game_service(self.servicers[0], self.server)
         self.port = self.server.add_insecure_port("127.0.0.1:0")
         await self.server.start()
 

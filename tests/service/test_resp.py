@@ -59,6 +59,38 @@ def test_commands_of_one_turn_go_out_in_one_write() -> None:
         asyncio.run(run(server.url, server.port))
 
 
+def test_a_command_sent_without_waiting_keeps_its_place_in_the_order() -> None:
+    """`send_nowait` puts a command on the connection now (`at_once`: written before it
+    returns, after this turn's commands not yet written) or with this turn's others, and
+    returns its reply's future; without a connection it sends nothing (None)."""
+
+    async def run(url: str) -> None:
+        client = RespClient(url)
+        assert client.send_nowait("SET", "k", "never") is None  # not connected yet
+        await client.ping()
+        # Queued behind a command in flight (this turn's write), then one written at once:
+        # Redis sees them in the order they were sent.
+        first = asyncio.ensure_future(client.execute_command("SET", "k", "0"))
+        await asyncio.sleep(0)  # the first is sent: the next ones wait for the turn's end
+        queued = asyncio.ensure_future(client.execute_command("APPEND", "k", "1"))
+        await asyncio.sleep(0)
+        now = client.send_nowait("APPEND", "k", "2", at_once=True)
+        later = client.send_nowait("APPEND", "k", "3")
+        assert now is not None and later is not None
+        assert await first == b"OK"
+        assert [await queued, await now, await later] == [2, 3, 4]
+        assert await client.get("k") == b"0123"
+        failed = client.send_nowait("LPUSH", "k", "x")  # wrong type: its future fails
+        assert failed is not None
+        with pytest.raises(ResponseError):
+            await failed
+        assert await client.get("k") == b"0123"  # in step after it
+        await client.aclose()
+
+    with EmbeddedRedis() as server:
+        asyncio.run(run(server.url))
+
+
 def test_a_caller_that_gives_up_leaves_the_connection_in_step() -> None:
     """A command whose caller stopped waiting (its deadline) has its reply read and dropped:
     the next command gets its own reply."""

@@ -145,6 +145,46 @@ def test_a_slot_migration_is_followed_by_ask_then_moved(cluster: EmbeddedRedisCl
     asyncio.run(run())
 
 
+def test_a_command_sent_without_waiting_follows_a_moved_slot(
+    cluster: EmbeddedRedisCluster,
+) -> None:
+    """`send_nowait` goes to the slot's master as the client's map has it; when the slot has
+    moved, the MOVED reply is followed as `execute_command` follows it, and the returned
+    future gets the new master's reply. Before the map is read it sends nothing (None)."""
+    slot = key_slot("sent-later")
+    source_port, _ = owner(cluster, slot)
+    target_port, target_id = next(
+        (port, node_id) for port, node_id in master_ids(cluster).items() if port != source_port
+    )
+
+    async def run() -> None:
+        client = ClusterClient(cluster.url, timeout=5)
+        assert client.send_nowait("SET", "k:{sent-later}", "never") is None  # no map yet
+        await client.execute_command("SET", "k:{sent-later}", "v")
+        sent = client.send_nowait("GET", "k:{sent-later}", at_once=True)
+        assert sent is not None and await sent == b"v"
+        with redis.Redis(port=source_port) as source, redis.Redis(port=target_port) as target:
+            source_id = source.execute_command("CLUSTER", "MYID").decode()
+            target.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+            source.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+            source.execute_command(
+                "MIGRATE", "127.0.0.1", target_port, "", 0, 5000, "KEYS", "k:{sent-later}"
+            )
+            for node in cluster.nodes:
+                with cluster.client(node) as c:
+                    c.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+        cluster.wait_ok()
+        appended = calls(target_port, "append")
+        moved = client.send_nowait("APPEND", "k:{sent-later}", "w")  # to the old master
+        assert moved is not None
+        assert await moved == 2
+        assert calls(target_port, "append") == appended + 1
+        assert await client.get("k:{sent-later}") == b"vw"
+        await client.aclose()
+
+    asyncio.run(run())
+
+
 def test_a_restarted_node_is_reached_again(cluster: EmbeddedRedisCluster) -> None:
     node = cluster.nodes[2]
     key = next(f"r{n}" for n in range(1000) if owner(cluster, key_slot(f"r{n}"))[0] == node.port)

@@ -1,0 +1,103 @@
+"""The writes a move sends without waiting for Redis's answer (service/writes.py): a turn-clock
+deadline, indexed ahead of the move's write, and an event-feed entry, appended after it. A
+failed one never fails the move, and never vanishes: it is counted and logged. Real
+redis-server and real server processes; the failure is Redis's own (a key of the wrong type)."""
+
+from __future__ import annotations
+
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from prometheus_client.parser import text_string_to_metric_families
+
+from croupier.client import Croupier
+from croupier.local import LocalServer, free_port
+from croupier.play import options_for
+from croupier.service import keys
+from croupier.service.embedded_redis import EmbeddedRedis
+from tests.service.helpers import finish
+
+
+@pytest.fixture
+def store() -> Iterator[EmbeddedRedis]:
+    with EmbeddedRedis() as server:
+        yield server
+
+
+def counter(port: int, name: str, labels: dict[str, str] | None = None) -> float:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+        text = reply.read().decode()
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and (labels is None or dict(sample.labels) == labels):
+                return sample.value
+    raise AssertionError(f"no sample {name} {labels or ''}")
+
+
+def test_a_feed_entry_redis_refuses_is_counted_and_logged_and_the_moves_stand(
+    store: EmbeddedRedis, tmp_path: Path
+) -> None:
+    with redis.Redis(port=store.port) as plain:
+        for shard in range(keys.FEED_SHARDS):
+            plain.set(keys.feed(shard), b"not a stream")  # every XADD: WRONGTYPE
+    metrics_port = free_port()
+    log = tmp_path / "server.log"
+    with (
+        log.open("wb") as stderr,
+        LocalServer(
+            store.url,
+            extra_args=("--feed-moves", "--metrics-port", str(metrics_port)),
+            stderr=stderr.fileno(),
+        ) as server,
+        Croupier(server.target) as croupier,
+    ):
+        game = croupier.create(options_for("trinity"), 3, seed=3)
+        view, moves = finish([croupier], game.name, list(game.seat_credentials), seed=3)
+        assert view.move_count == moves > 0
+        # Created, every move, finished: each counted once its reply came.
+        lost = counter(metrics_port, "croupier_feed_lost_total")
+        failed = counter(metrics_port, "croupier_store_errors_total", {"operation": "feed_append"})
+    assert lost == failed == moves + 2
+    lines = [line for line in log.read_text().splitlines() if "feed_append_failed" in line]
+    assert len(lines) == moves + 2
+    assert '"error": "ResponseError"' in lines[0] and game.name.removeprefix("games/") in lines[0]
+
+
+def test_a_deadline_redis_refuses_is_counted_and_logged_and_the_moves_stand(
+    store: EmbeddedRedis, tmp_path: Path
+) -> None:
+    with redis.Redis(port=store.port) as plain:
+        for bucket in range(keys.DUE_BUCKETS):
+            plain.set(keys.due_index(bucket), b"not a sorted set")  # every ZADD: WRONGTYPE
+    metrics_port = free_port()
+    log = tmp_path / "server.log"
+    with (
+        log.open("wb") as stderr,
+        LocalServer(
+            store.url, extra_args=("--metrics-port", str(metrics_port)), stderr=stderr.fileno()
+        ) as server,
+        Croupier(server.target) as croupier,
+    ):
+        game = croupier.create(options_for("one_card"), 2, seed=5, clock_seconds=3600)
+        credentials = list(game.seat_credentials)
+        # The game keeps its deadlines: only the index lacks them.
+        assert croupier.get(game.name, credentials[0]).deadlines
+        moved = 0
+        for _ in range(10):
+            view = croupier.get(game.name, credentials[0])
+            if view.HasField("result"):
+                break
+            seat = view.active_seats[0]
+            move = croupier.legal_moves(game.name, credentials[seat])[0]
+            croupier.apply(game.name, credentials[seat], move)
+            moved += 1
+        assert croupier.get(game.name, credentials[0]).move_count == moved
+        lost = counter(metrics_port, "croupier_deadlines_not_indexed_total")
+        failed = counter(metrics_port, "croupier_store_errors_total", {"operation": "index_add"})
+    # CreateGame's deadline and every move's (the clock sweep's reads never index one).
+    assert lost == failed == moved + 1
+    lines = [line for line in log.read_text().splitlines() if "deadline_not_indexed" in line]
+    assert len(lines) == moved + 1
