@@ -47,6 +47,33 @@ def calls(port: int, command: str) -> int:
         return int(stats.get("calls", 0))
 
 
+def source_and_target(cluster: EmbeddedRedisCluster, slot: int) -> tuple[int, str, int, str]:
+    """Port and id of the master serving `slot`, then of another master."""
+    source_port, source_id = owner(cluster, slot)
+    target_port, target_id = next(
+        (port, node_id) for port, node_id in master_ids(cluster).items() if port != source_port
+    )
+    return source_port, source_id, target_port, target_id
+
+
+def migrate(
+    source: redis.Redis, target: redis.Redis, slot: int, ids: tuple[str, str], *moved: str
+) -> None:
+    """Mark `slot` migrating from `source` to `target` (`ids`: theirs) and move `moved` keys."""
+    target.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", ids[0])
+    source.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", ids[1])
+    port = target.connection_pool.connection_kwargs["port"]
+    source.execute_command("MIGRATE", "127.0.0.1", port, "", 0, 5000, "KEYS", *moved)
+
+
+def hand_over(cluster: EmbeddedRedisCluster, slot: int, target_id: str) -> None:
+    """Every node: `slot` is the target's now."""
+    for node in cluster.nodes:
+        with cluster.client(node) as c:
+            c.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+    cluster.wait_ok()
+
+
 def test_slots_follow_the_hash_tag_rule() -> None:
     # CRC16 as Redis computes it: the same as redis-py's own copy.
     for key in ["plain", "g:{abc}", "l:{abc}", "{}x", "a{b}c{d}", "{", "x}{y"]:
@@ -93,10 +120,7 @@ def test_commands_reach_the_master_of_their_slot(cluster: EmbeddedRedisCluster) 
 
 def test_a_slot_migration_is_followed_by_ask_then_moved(cluster: EmbeddedRedisCluster) -> None:
     slot = key_slot("migrating")
-    source_port, source_id = owner(cluster, slot)
-    target_port, target_id = next(
-        (port, node_id) for port, node_id in master_ids(cluster).items() if port != source_port
-    )
+    source_port, source_id, target_port, target_id = source_and_target(cluster, slot)
 
     async def run() -> None:
         client = ClusterClient(cluster.url, timeout=5)
@@ -109,11 +133,7 @@ def test_a_slot_migration_is_followed_by_ask_then_moved(cluster: EmbeddedRedisCl
         await client.execute_command("SET", "a:{migrating}", "a")
         await client.execute_command("SET", "b:{migrating}", "b")
         with redis.Redis(port=source_port) as source, redis.Redis(port=target_port) as target:
-            target.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
-            source.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
-            source.execute_command(
-                "MIGRATE", "127.0.0.1", target_port, "", 0, 5000, "KEYS", "a:{migrating}"
-            )
+            migrate(source, target, slot, (source_id, target_id), "a:{migrating}")
             # Half-way: the moved key is asked of the target, the other still served here.
             assert await client.get("a:{migrating}") == b"a"
             assert await client.get("b:{migrating}") == b"b"
@@ -125,10 +145,7 @@ def test_a_slot_migration_is_followed_by_ask_then_moved(cluster: EmbeddedRedisCl
             source.execute_command(
                 "MIGRATE", "127.0.0.1", target_port, "", 0, 5000, "KEYS", "b:{migrating}"
             )
-            for node in cluster.nodes:
-                with cluster.client(node) as c:
-                    c.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
-        cluster.wait_ok()
+        hand_over(cluster, slot, target_id)
         # The source answers MOVED once; the map is then read again and the source not asked.
         assert await client.get("b:{migrating}") == b"b"
         # The map is read again in the background, and the listener told.
@@ -152,10 +169,7 @@ def test_a_command_sent_without_waiting_follows_a_moved_slot(
     moved, the MOVED reply is followed as `execute_command` follows it, and the returned
     future gets the new master's reply. Before the map is read it sends nothing (None)."""
     slot = key_slot("sent-later")
-    source_port, _ = owner(cluster, slot)
-    target_port, target_id = next(
-        (port, node_id) for port, node_id in master_ids(cluster).items() if port != source_port
-    )
+    source_port, source_id, target_port, target_id = source_and_target(cluster, slot)
 
     async def run() -> None:
         client = ClusterClient(cluster.url, timeout=5)
@@ -164,16 +178,8 @@ def test_a_command_sent_without_waiting_follows_a_moved_slot(
         sent = client.send_nowait("GET", "k:{sent-later}", at_once=True)
         assert sent is not None and await sent == b"v"
         with redis.Redis(port=source_port) as source, redis.Redis(port=target_port) as target:
-            source_id = source.execute_command("CLUSTER", "MYID").decode()
-            target.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
-            source.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
-            source.execute_command(
-                "MIGRATE", "127.0.0.1", target_port, "", 0, 5000, "KEYS", "k:{sent-later}"
-            )
-            for node in cluster.nodes:
-                with cluster.client(node) as c:
-                    c.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
-        cluster.wait_ok()
+            migrate(source, target, slot, (source_id, target_id), "k:{sent-later}")
+        hand_over(cluster, slot, target_id)
         appended = calls(target_port, "append")
         moved = client.send_nowait("APPEND", "k:{sent-later}", "w")  # to the old master
         assert moved is not None

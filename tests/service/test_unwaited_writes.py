@@ -5,6 +5,7 @@ redis-server and real server processes; the failure is Redis's own (a key of the
 
 from __future__ import annotations
 
+import contextlib
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,34 @@ def store() -> Iterator[EmbeddedRedis]:
         yield server
 
 
+@contextlib.contextmanager
+def served(store: EmbeddedRedis, log: Path, *flags: str) -> Iterator[tuple[Croupier, int]]:
+    """A server on `store` with its metrics port, its log lines (warning and up) in `log`:
+    a client of it and the metrics port."""
+    metrics_port = free_port()
+    with (
+        log.open("wb") as stderr,
+        LocalServer(
+            store.url,
+            extra_args=(*flags, "--metrics-port", str(metrics_port)),
+            stderr=stderr.fileno(),
+        ) as server,
+        Croupier(server.target) as croupier,
+    ):
+        yield croupier, metrics_port
+
+
+def spoil(store: EmbeddedRedis, names: list[str]) -> None:
+    """Make each key a string: Redis refuses every XADD or ZADD to it (WRONGTYPE)."""
+    with redis.Redis(port=store.port) as plain:
+        for name in names:
+            plain.set(name, b"neither a stream nor a sorted set")
+
+
+def logged(log: Path, event: str) -> list[str]:
+    return [line for line in log.read_text().splitlines() if f'"event": "{event}"' in line]
+
+
 def counter(port: int, name: str, labels: dict[str, str] | None = None) -> float:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
         text = reply.read().decode()
@@ -40,20 +69,9 @@ def counter(port: int, name: str, labels: dict[str, str] | None = None) -> float
 def test_a_feed_entry_redis_refuses_is_counted_and_logged_and_the_moves_stand(
     store: EmbeddedRedis, tmp_path: Path
 ) -> None:
-    with redis.Redis(port=store.port) as plain:
-        for shard in range(keys.FEED_SHARDS):
-            plain.set(keys.feed(shard), b"not a stream")  # every XADD: WRONGTYPE
-    metrics_port = free_port()
+    spoil(store, [keys.feed(shard) for shard in range(keys.FEED_SHARDS)])  # every XADD fails
     log = tmp_path / "server.log"
-    with (
-        log.open("wb") as stderr,
-        LocalServer(
-            store.url,
-            extra_args=("--feed-moves", "--metrics-port", str(metrics_port)),
-            stderr=stderr.fileno(),
-        ) as server,
-        Croupier(server.target) as croupier,
-    ):
+    with served(store, log, "--feed-moves") as (croupier, metrics_port):
         game = croupier.create(options_for("trinity"), 3, seed=3)
         view, moves = finish([croupier], game.name, list(game.seat_credentials), seed=3)
         assert view.move_count == moves > 0
@@ -61,7 +79,7 @@ def test_a_feed_entry_redis_refuses_is_counted_and_logged_and_the_moves_stand(
         lost = counter(metrics_port, "croupier_feed_lost_total")
         failed = counter(metrics_port, "croupier_store_errors_total", {"operation": "feed_append"})
     assert lost == failed == moves + 2
-    lines = [line for line in log.read_text().splitlines() if "feed_append_failed" in line]
+    lines = logged(log, "feed_append_failed")
     assert len(lines) == moves + 2
     assert '"error": "ResponseError"' in lines[0] and game.name.removeprefix("games/") in lines[0]
 
@@ -69,18 +87,9 @@ def test_a_feed_entry_redis_refuses_is_counted_and_logged_and_the_moves_stand(
 def test_a_deadline_redis_refuses_is_counted_and_logged_and_the_moves_stand(
     store: EmbeddedRedis, tmp_path: Path
 ) -> None:
-    with redis.Redis(port=store.port) as plain:
-        for bucket in range(keys.DUE_BUCKETS):
-            plain.set(keys.due_index(bucket), b"not a sorted set")  # every ZADD: WRONGTYPE
-    metrics_port = free_port()
+    spoil(store, [keys.due_index(bucket) for bucket in range(keys.DUE_BUCKETS)])  # every ZADD
     log = tmp_path / "server.log"
-    with (
-        log.open("wb") as stderr,
-        LocalServer(
-            store.url, extra_args=("--metrics-port", str(metrics_port)), stderr=stderr.fileno()
-        ) as server,
-        Croupier(server.target) as croupier,
-    ):
+    with served(store, log) as (croupier, metrics_port):
         game = croupier.create(options_for("one_card"), 2, seed=5, clock_seconds=3600)
         credentials = list(game.seat_credentials)
         # The game keeps its deadlines: only the index lacks them.
@@ -99,5 +108,5 @@ def test_a_deadline_redis_refuses_is_counted_and_logged_and_the_moves_stand(
         failed = counter(metrics_port, "croupier_store_errors_total", {"operation": "index_add"})
     # CreateGame's deadline and every move's (the clock sweep's reads never index one).
     assert lost == failed == moved + 1
-    lines = [line for line in log.read_text().splitlines() if "deadline_not_indexed" in line]
+    lines = logged(log, "deadline_not_indexed")
     assert len(lines) == moved + 1
