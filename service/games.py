@@ -313,8 +313,6 @@ class Published:
         return update
 
 
-# Field tags of the messages an update is put together from (protobuf's wire format: the
-# field number, then the wire type; 2 is length-delimited, 0 a varint).
 def _varint(value: int) -> bytes:
     out = bytearray()
     while True:
@@ -328,9 +326,12 @@ def _varint(value: int) -> bytes:
 
 
 def _tag(number: int, wire_type: int) -> bytes:
+    """A field's tag in protobuf's wire format: its number, then its wire type (2:
+    length-delimited, 0: a varint)."""
     return _varint((number << 3) | wire_type)
 
 
+# The tags of the fields an update is put together from.
 _UPDATE_VIEW_TAG = _tag(WatchGameResponse.VIEW_FIELD_NUMBER, 2)
 _UPDATE_EVENT_TAG = _tag(WatchGameResponse.EVENTS_FIELD_NUMBER, 2)
 _VIEWER_SEAT_TAG = _tag(GameView.VIEWER_SEAT_FIELD_NUMBER, 0)
@@ -358,12 +359,14 @@ class UpdateParts:
         number = GameView.DESCRIPTOR.fields_by_name[game.engine.game_type].number
         events = []
         for entry in entries:
-            public = _field(_UPDATE_EVENT_TAG, entry.public.SerializeToString())
+            public = b""
+            if entry.HasField("public"):
+                public = _field(_UPDATE_EVENT_TAG, entry.public.SerializeToString())
             own: dict[int, bytes] = {}
             for private in entry.private:
                 event = private.event.SerializeToString()
                 own.setdefault(private.seat, _field(_UPDATE_EVENT_TAG, event))
-            events.append((public if entry.HasField("public") else b"", own))
+            events.append((public, own))
         return cls(data[:split], data[split:], _tag(number, 2), tuple(events))
 
     def update(self, game: LoadedGame, seat: int | None) -> bytes:
@@ -444,4 +447,4 @@ def notification_head(note: MoveNotification, game_size: int) -> bytes:
     return note.SerializeToString() + _GAME_FIELD_HEADER + _varint(game_size)
 
 
-_GAME_FIELD_HEADER = bytes([(MoveNotification.GAME_FIELD_NUMBER << 3) | 2])  # length-delimited
+_GAME_FIELD_HEADER = _tag(MoveNotification.GAME_FIELD_NUMBER, 2)

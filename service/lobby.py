@@ -187,9 +187,8 @@ def index_keys(game_id: str, listing: Filter | None = None, *, lobby: bool) -> l
 
 
 def timestamp(ms: int) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromMilliseconds(ms)
-    return stamp
+    """Unix ms as a Timestamp, built in one call (every feed entry has one)."""
+    return Timestamp(seconds=ms // 1000, nanos=ms % 1000 * 1_000_000)
 
 
 def now_ms() -> int:
@@ -213,7 +212,6 @@ def feed_event(
 ) -> tuple[str, bytes, dict[str, str]]:
     """A feed entry: its stream (the shard of the game, so one game's events stay in order),
     the serialized FeedEvent, and plain fields for readers without the protos."""
-    ms = now_ms()
     name = game_name(game_id)
     event = pb.FeedEvent(
         kind=kind,
@@ -222,7 +220,7 @@ def feed_event(
         game_type=game_type,
         seat=seat,
         player_ids=players,
-        time=Timestamp(seconds=ms // 1000, nanos=ms % 1000 * 1_000_000),
+        time=timestamp(now_ms()),
     )
     if result is not None and result.HasField("result"):
         event.result.CopyFrom(result.result)

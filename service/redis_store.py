@@ -37,6 +37,8 @@ from croupier.service.redis_client import (
     is_cluster_url,
     subscriber,
 )
+from croupier.service.resp import RespClient
+from croupier.service.resp_cluster import ClusterClient
 from croupier.service.store import (
     WRITTEN,
     Commit,
@@ -332,8 +334,9 @@ class RedisStore:
     def _send_nowait(self, done: Done, at_once: bool, *args: Any) -> bool:
         """One command through the lean client without waiting (redis-py's, for TLS, cannot:
         False), its outcome told to `done` as `_store_errors` words it."""
-        send = getattr(self._redis, "send_nowait", None)
-        sent = None if send is None else send(*args, at_once=at_once)
+        if not isinstance(self._redis, RespClient | ClusterClient):
+            return False
+        sent = self._redis.send_nowait(*args, at_once=at_once)
         if sent is None:
             return False
         sent.add_done_callback(functools.partial(_tell, done))
