@@ -78,6 +78,16 @@ def counted(port: int, name: str, labels: dict[str, str] | None, expected: int) 
     return value
 
 
+def assert_refusals(port: int, lost: str, operation: str, expected: int) -> None:
+    """`expected` refusals, each counted once in `lost` and once as a store error."""
+    errors = {"operation": operation}
+    counts = counted(port, lost, None, expected), counted(port, STORE_ERRORS, errors, expected)
+    assert counts == (expected, expected)
+
+
+STORE_ERRORS = "croupier_store_errors_total"
+
+
 def test_a_feed_entry_redis_refuses_is_counted_and_logged_and_the_moves_stand(
     store: EmbeddedRedis, tmp_path: Path
 ) -> None:
@@ -88,11 +98,7 @@ def test_a_feed_entry_redis_refuses_is_counted_and_logged_and_the_moves_stand(
         view, moves = finish([croupier], game.name, list(game.seat_credentials), seed=3)
         assert view.move_count == moves > 0
         # Created, every move, finished: each counted once its reply came.
-        lost = counted(metrics_port, "croupier_feed_lost_total", None, moves + 2)
-        failed = counted(
-            metrics_port, "croupier_store_errors_total", {"operation": "feed_append"}, moves + 2
-        )
-    assert lost == failed == moves + 2
+        assert_refusals(metrics_port, "croupier_feed_lost_total", "feed_append", moves + 2)
     lines = logged(log, "feed_append_failed")
     assert len(lines) == moves + 2
     assert '"error": "ResponseError"' in lines[0] and game.name.removeprefix("games/") in lines[0]
@@ -118,11 +124,9 @@ def test_a_deadline_redis_refuses_is_counted_and_logged_and_the_moves_stand(
             croupier.apply(game.name, credentials[seat], move)
             moved += 1
         assert croupier.get(game.name, credentials[0]).move_count == moved
-        lost = counted(metrics_port, "croupier_deadlines_not_indexed_total", None, moved + 1)
-        failed = counted(
-            metrics_port, "croupier_store_errors_total", {"operation": "index_add"}, moved + 1
+        # CreateGame's deadline and every move's (the clock sweep's reads never index one).
+        assert_refusals(
+            metrics_port, "croupier_deadlines_not_indexed_total", "index_add", moved + 1
         )
-    # CreateGame's deadline and every move's (the clock sweep's reads never index one).
-    assert lost == failed == moved + 1
     lines = logged(log, "deadline_not_indexed")
     assert len(lines) == moved + 1
