@@ -300,6 +300,8 @@ class Published:
     updates: dict[int | None, bytes] = field(default_factory=dict)
     # What every seat's update holds alike, serialized once for the first seat asked for.
     parts: UpdateParts | None = None
+    # The engine's shared view, for the second audience asked for and every one after it.
+    shared: SharedView | None = None
 
     def update_for(self, seat: int | None) -> bytes:
         """The serialized WatchGameResponse that `seat`'s streams send for this move: the
@@ -309,8 +311,19 @@ class Published:
         if update is None:
             if self.parts is None:
                 self.parts = UpdateParts.of(self.game, self.events)
-            update = self.updates[seat] = self.parts.update(self.game, seat)
+            update = self.updates[seat] = self.parts.update(seat, self._engine_view(seat))
         return update
+
+    def _engine_view(self, seat: int | None) -> bytes:
+        engine, state = self.game.engine, self.game.state
+        # The first audience's view is built whole: the shared view costs about one view,
+        # and pays from the second audience on (docs/performance.md).
+        if not engine.own_view_fields or not self.updates:
+            whole: bytes = engine.view(state, seat).SerializeToString()
+            return whole
+        if self.shared is None:
+            self.shared = SharedView.of(engine, state)
+        return self.shared.put_in(engine.own_view(state, seat))
 
 
 def _varint(value: int) -> bytes:
@@ -369,8 +382,8 @@ class UpdateParts:
             events.append((public, own))
         return cls(data[:split], data[split:], _tag(number, 2), tuple(events))
 
-    def update(self, game: LoadedGame, seat: int | None) -> bytes:
-        own = game.engine.view(game.state, seat).SerializeToString()
+    def update(self, seat: int | None, own: bytes) -> bytes:
+        """`seat`'s update, given its game's own view (`own`, serialized)."""
         seat_field = b"" if seat is None else _VIEWER_SEAT_TAG + _varint(seat)
         view = b"".join((self.head, seat_field, self.tail, _field(self.game_tag, own)))
         events = [
@@ -380,6 +393,33 @@ class UpdateParts:
         return b"".join((_field(_UPDATE_VIEW_TAG, view), *events))
 
 
+@dataclass(slots=True, frozen=True)
+class SharedView:
+    """A state's engine view as every audience sees it, serialized once, and where each of the
+    engine's `own_view_fields` goes in it: an audience's view is its own fields put in there,
+    byte for byte the view built whole (the shared view holds none of them, and protobuf
+    writes fields in the order of their numbers)."""
+
+    data: bytes
+    positions: tuple[int, ...]
+
+    @classmethod
+    def of(cls, engine: AnyEngine, state: Any) -> SharedView:
+        data = engine.shared_view(state).SerializeToString()
+        return cls(data, _positions(data, engine.own_view_fields))
+
+    def put_in(self, own: Sequence[bytes]) -> bytes:
+        """The serialized view with `own` (an audience's own fields, from `own_view`)."""
+        data = self.data
+        pieces: list[bytes] = []
+        start = 0
+        for position, part in zip(self.positions, own, strict=True):
+            pieces += (data[start:position], part)
+            start = position
+        pieces.append(data[start:])
+        return b"".join(pieces)
+
+
 def _field(tag: bytes, value: bytes) -> bytes:
     return tag + _varint(len(value)) + value
 
@@ -387,11 +427,18 @@ def _field(tag: bytes, value: bytes) -> bytes:
 def _fields_before(data: bytes, number: int) -> int:
     """Where the first field numbered `number` or more starts in the serialized message `data`
     (its fields in order of number)."""
+    return _positions(data, (number,))[0]
+
+
+def _positions(data: bytes, numbers: Sequence[int]) -> tuple[int, ...]:
+    """For each of `numbers` (ascending), where the first field numbered that or more starts in
+    the serialized message `data` (its fields in order of number), in one pass."""
+    found: list[int] = []
     position = 0
-    while position < len(data):
+    while position < len(data) and len(found) < len(numbers):
         tag, after = _read_varint(data, position)
-        if tag >> 3 >= number:
-            return position
+        while len(found) < len(numbers) and tag >> 3 >= numbers[len(found)]:
+            found.append(position)
         wire_type = tag & 7
         if wire_type == 0:
             after = _read_varint(data, after)[1]
@@ -403,7 +450,7 @@ def _fields_before(data: bytes, number: int) -> int:
         else:
             raise ValueError(f"unexpected wire type {wire_type}")
         position = after
-    return position
+    return (*found, *[len(data)] * (len(numbers) - len(found)))
 
 
 def _read_varint(data: bytes, position: int) -> tuple[int, int]:

@@ -102,9 +102,25 @@ class Engine(ABC, Generic[OptionsT, StateT, ViewT, MoveT, EventT]):
         changes), then change `state` in place, run the automatic steps that follow (C-6), and
         return the events in order."""
 
+    # The fields of the view (numbers, ascending) that differ from one audience to another. An
+    # engine that names them builds every view from `shared_view`, alike for every audience,
+    # and `own_view`, the audience's own fields; a watch update for each seat then builds and
+    # serializes only the seat's own part (service/games.py, SharedView). Empty: each
+    # audience's view is built whole by `view`.
+    own_view_fields: ClassVar[tuple[int, ...]] = ()
+
     @abstractmethod
     def view(self, state: StateT, seat: int | None) -> ViewT:
-        """What `seat` may see (C-4), built from that alone; `None` is a spectator."""
+        """What `seat` may see (C-4), built from that alone; `None` is a spectator. With
+        `own_view_fields`, exactly `shared_view` with `own_view` merged in."""
+
+    def shared_view(self, state: StateT) -> ViewT:
+        """The view without any of `own_view_fields`: what every audience sees alike."""
+        raise NotImplementedError(f"{self.game_type} names no own_view_fields")
+
+    def own_view(self, state: StateT, seat: int | None) -> tuple[bytes, ...]:
+        """For each of `own_view_fields`, its encoding in the view of `seat` (b"": empty)."""
+        raise NotImplementedError(f"{self.game_type} names no own_view_fields")
 
     @abstractmethod
     def result(self, state: StateT) -> GameResult | None:

@@ -164,9 +164,14 @@ _HAND_ENTRY: Final = field_encodings(_MESSAGES, lambda card: OneCardView(hand=[c
 _TOP_CARD: Final = field_encodings(_MESSAGES, lambda card: OneCardView(top_card=card))
 
 
-def view_cards(top: int, hand: Iterable[int]) -> bytes:
-    """The encoded `top_card` and `hand` fields of a `OneCardView`, for `MergeFromString`."""
-    return b"".join([_TOP_CARD[top], *[_HAND_ENTRY[code] for code in hand]])
+def top_card(code: int) -> bytes:
+    """The encoded `top_card` field of a `OneCardView`, for `MergeFromString`."""
+    return _TOP_CARD[code]
+
+
+def hand_cards(hand: Iterable[int]) -> bytes:
+    """The encoded `hand` field of a `OneCardView`, for `MergeFromString`."""
+    return b"".join([_HAND_ENTRY[code] for code in hand])
 
 
 def from_message(card: OneCardCard, field: str) -> int:

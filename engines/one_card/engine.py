@@ -26,6 +26,7 @@ class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMov
     view_type = OneCardView
     move_type = OneCardMove
     event_type = OneCardEvent
+    own_view_fields = views.OWN_FIELDS
 
     def new_game(
         self, options: OneCardOptions, seats: int, seed: int
@@ -55,6 +56,12 @@ class OneCardEngine(Engine[OneCardOptions, OneCardState, OneCardView, OneCardMov
 
     def view(self, state: OneCardState, seat: int | None) -> OneCardView:
         return views.view(state, seat)
+
+    def shared_view(self, state: OneCardState) -> OneCardView:
+        return views.shared_view(state)
+
+    def own_view(self, state: OneCardState, seat: int | None) -> tuple[bytes, ...]:
+        return views.own_view(state, seat)
 
     def result(self, state: OneCardState) -> GameResult | None:
         return views.result(state)

@@ -7,6 +7,8 @@ may be caught, the match score). Never another hand or the draw pile's content o
 
 from __future__ import annotations
 
+from typing import Final
+
 from croupier.engines.core.scoring import build_result
 from croupier.engines.one_card import cards as c
 from croupier.engines.one_card import rules
@@ -14,8 +16,25 @@ from croupier.engines.one_card.setup import wins_to_match
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.one_card_pb2 import OneCardState, OneCardView
 
+# The view's fields that differ between audiences: the viewer's own hand.
+OWN_FIELDS: Final[tuple[int, ...]] = (OneCardView.HAND_FIELD_NUMBER,)
+
 
 def view(state: OneCardState, seat: int | None) -> OneCardView:
+    return shared_view(state, *own_view(state, seat))
+
+
+def own_view(state: OneCardState, seat: int | None) -> tuple[bytes]:
+    """The encoded `hand` of `seat`'s view, sorted (nothing for a spectator)."""
+    if seat is None:
+        return (b"",)
+    # Sorted from a slice: slicing copies the container in C, iterating it goes card by card.
+    return (c.hand_cards(sorted(state.hands[seat].cards[:])),)
+
+
+def shared_view(state: OneCardState, own: bytes = b"") -> OneCardView:
+    """Every audience's view but the hand, with `own` (an audience's encoded own fields) merged
+    in the same parse as the top card."""
     top = rules.top_card(state)
     out = OneCardView(
         discard_pile_size=len(state.discard_pile),
@@ -34,9 +53,7 @@ def view(state: OneCardState, seat: int | None) -> OneCardView:
         history=state.history or None,
         over=state.over,
     )
-    # Sorted from a slice: slicing copies the container in C, iterating it goes card by card.
-    hand = sorted(state.hands[seat].cards[:]) if seat is not None else ()
-    out.MergeFromString(c.view_cards(top, hand))
+    out.MergeFromString(c.top_card(top) + own)
     if state.quatran_pending:
         out.quatran_color = state.named_color
     if state.HasField("catchable_seat"):

@@ -28,6 +28,7 @@ class PigMauMauEngine(
     view_type = PigMauMauView
     move_type = PigMauMauMove
     event_type = PigMauMauEvent
+    own_view_fields = views.OWN_FIELDS
 
     def new_game(
         self, options: PigMauMauOptions, seats: int, seed: int
@@ -52,6 +53,12 @@ class PigMauMauEngine(
 
     def view(self, state: PigMauMauState, seat: int | None) -> PigMauMauView:
         return views.build_view(state, seat)
+
+    def shared_view(self, state: PigMauMauState) -> PigMauMauView:
+        return views.shared_view(state)
+
+    def own_view(self, state: PigMauMauState, seat: int | None) -> tuple[bytes, ...]:
+        return views.own_view(state, seat)
 
     def result(self, state: PigMauMauState) -> GameResult | None:
         return views.build_result(state)

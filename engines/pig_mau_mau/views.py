@@ -32,21 +32,47 @@ def _bet(seat: int, color: PigColor.ValueType) -> bytes:
     return PigMauMauView(bet_row=[PigMauMauBet(seat=seat, color=color)]).SerializeToString()
 
 
+@cache
+def _my_bet(color: PigColor.ValueType) -> bytes:
+    """The encoding of a view holding just `my_bet` (nothing for a hidden colour)."""
+    return PigMauMauView(my_bet=color).SerializeToString()
+
+
+# The view's fields that differ between audiences: the viewer's own hand, the bet row (each bet
+# face down but the viewer's own) and the viewer's own bet colour.
+OWN_FIELDS: Final[tuple[int, ...]] = (
+    PigMauMauView.HAND_FIELD_NUMBER,
+    PigMauMauView.BET_ROW_FIELD_NUMBER,
+    PigMauMauView.MY_BET_FIELD_NUMBER,
+)
+
+
 def build_view(state: PigMauMauState, seat: int | None) -> PigMauMauView:
-    # Every repeated or message field read from `state` makes a new wrapper object, so each is
-    # read once; scalars go in as constructor keywords (set in C).
+    return shared_view(state, b"".join(own_view(state, seat)))
+
+
+def own_view(state: PigMauMauState, seat: int | None) -> tuple[bytes, bytes, bytes]:
+    """The encoded `hand`, `bet_row` and `my_bet` of `seat`'s view."""
     hidden = PigColor.PIG_COLOR_UNSPECIFIED
-    discard = state.discard_pile
-    merged = [_TOP_CARD[discard[-1]]]
     my_bet = hidden
+    bets = []
     for bet in state.bet_row:
         if bet.seat == seat:  # a seat has one bet at most (PM-5.2)
             my_bet = bet.color
-            merged.append(_bet(seat, my_bet))
+            bets.append(_bet(seat, my_bet))
         else:
-            merged.append(_bet(bet.seat, hidden))
+            bets.append(_bet(bet.seat, hidden))
+    hand = b"" if seat is None else b"".join([_HAND[c] for c in sorted(state.hands[seat].cards)])
+    return hand, b"".join(bets), _my_bet(my_bet)
+
+
+def shared_view(state: PigMauMauState, own: bytes = b"") -> PigMauMauView:
+    """Every audience's view but its own fields, with `own` (an audience's encoded own fields)
+    merged in the same parse as the top card."""
+    # Every repeated or message field read from `state` makes a new wrapper object, so each is
+    # read once; scalars go in as constructor keywords (set in C).
+    discard = state.discard_pile
     phase = state.phase
-    hands = state.hands
     view = PigMauMauView(
         race=state.race,
         races=RACES,
@@ -57,8 +83,7 @@ def build_view(state: PigMauMauState, seat: int | None) -> PigMauMauView:
         pigs=state.pigs,
         discard_size=len(discard),
         draw_size=len(state.draw_pile),
-        hand_sizes=[len(hand.cards) for hand in hands],
-        my_bet=my_bet,
+        hand_sizes=[len(hand.cards) for hand in state.hands],
         pending_draw=state.pending_draw,
         required_color=state.required_color,
         steps_left=state.steps_left,
@@ -66,9 +91,7 @@ def build_view(state: PigMauMauState, seat: int | None) -> PigMauMauView:
         totals=totals(state),
         mau=state.options.mau,
     )
-    if seat is not None:
-        merged += [_HAND[c] for c in sorted(hands[seat].cards)]
-    view.MergeFromString(b"".join(merged))
+    view.MergeFromString(_TOP_CARD[discard[-1]] + own)
     return view
 
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 from croupier.engines.core.engine import Emitted, Engine
 from croupier.engines.core.errors import IllegalMove
 from croupier.engines.trinity import flow, rules, setup
-from croupier.engines.trinity.views import build_result, build_view
+from croupier.engines.trinity.views import (
+    OWN_FIELDS,
+    build_result,
+    build_view,
+    own_view,
+    shared_view,
+)
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.trinity_pb2 import (
     TrinityEvent,
@@ -28,6 +34,7 @@ class TrinityEngine(Engine[TrinityOptions, TrinityState, TrinityView, TrinityMov
     view_type = TrinityView
     move_type = TrinityMove
     event_type = TrinityEvent
+    own_view_fields = OWN_FIELDS
 
     def new_game(
         self, options: TrinityOptions, seats: int, seed: int
@@ -52,6 +59,12 @@ class TrinityEngine(Engine[TrinityOptions, TrinityState, TrinityView, TrinityMov
 
     def view(self, state: TrinityState, seat: int | None) -> TrinityView:
         return build_view(state, seat)
+
+    def shared_view(self, state: TrinityState) -> TrinityView:
+        return shared_view(state)
+
+    def own_view(self, state: TrinityState, seat: int | None) -> tuple[bytes, ...]:
+        return own_view(state, seat)
 
     def result(self, state: TrinityState) -> GameResult | None:
         return build_result(state)

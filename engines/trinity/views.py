@@ -21,7 +21,39 @@ from croupier.v1.trinity_pb2 import TrinityOutcome, TrinityState, TrinityStep, T
 ROW_VALUES: Final = tuple(row_value(row) for row in range(ROWS))
 
 
+# The view's fields that differ between audiences: the viewer's own hand, and the card given
+# during a gift (seen by its giver and its receiver).
+OWN_FIELDS: Final[tuple[int, ...]] = (
+    TrinityView.HAND_FIELD_NUMBER,
+    TrinityView.GIFT_CARD_FIELD_NUMBER,
+)
+
+
+def own_view(state: TrinityState, seat: int | None) -> tuple[bytes, bytes]:
+    """The encoded `hand` and `gift_card` of `seat`'s view."""
+    hands = state.hands
+    hand = (
+        TrinityView(hand=hands[seat].cards).SerializeToString()
+        if seat is not None and 0 <= seat < len(hands)
+        else b""
+    )
+    gift = b""
+    if state.step == TrinityStep.TRINITY_STEP_GIFT_DISCARD and seat in (
+        state.turn,
+        gift_receiver(state),
+    ):
+        gift = TrinityView(gift_card=state.gift_card).SerializeToString()
+    return hand, gift
+
+
 def build_view(state: TrinityState, seat: int | None) -> TrinityView:
+    view = shared_view(state)
+    view.MergeFromString(b"".join(own_view(state, seat)))
+    return view
+
+
+def shared_view(state: TrinityState) -> TrinityView:
+    """Every audience's view but its own fields."""
     # A view is built for every seat after every move: each part of the state is read once
     # (every access to a sub-message or repeated field makes a new wrapper object), and the
     # rows and seats are added with keyword arguments, which are set in C.
@@ -51,13 +83,8 @@ def build_view(state: TrinityState, seat: int | None) -> TrinityView:
             # Usually none: an empty repeated field given to `add` still costs a copy.
             revealed=hand.revealed or None,
         )
-        if other == seat:
-            view.hand.extend(cards)
     if state.step == TrinityStep.TRINITY_STEP_GIFT_DISCARD:
-        receiver = gift_receiver(state)
-        view.gift_receiver = receiver
-        if seat in (state.turn, receiver):
-            view.gift_card = state.gift_card
+        view.gift_receiver = gift_receiver(state)
     return view
 
 

@@ -38,6 +38,7 @@ class VampireQueenEngine(
     view_type = VampireQueenView
     move_type = VampireQueenMove
     event_type = VampireQueenEvent
+    own_view_fields = views.OWN_FIELDS
 
     def new_game(
         self, options: VampireQueenOptions, seats: int, seed: int
@@ -67,6 +68,12 @@ class VampireQueenEngine(
 
     def view(self, state: VampireQueenState, seat: int | None) -> VampireQueenView:
         return views.build_view(state, seat)
+
+    def shared_view(self, state: VampireQueenState) -> VampireQueenView:
+        return views.shared_view(state)
+
+    def own_view(self, state: VampireQueenState, seat: int | None) -> tuple[bytes, ...]:
+        return views.own_view(state, seat)
 
     def result(self, state: VampireQueenState) -> GameResult | None:
         return views.build_result(state)

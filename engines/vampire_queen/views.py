@@ -7,13 +7,38 @@ The result: the lowest total penalty wins (VQ-4.5).
 
 from __future__ import annotations
 
+from typing import Final
+
+from google.protobuf.internal.containers import RepeatedScalarFieldContainer
+
 from croupier.engines.core.scoring import build_result as build_result_of
 from croupier.engines.vampire_queen.cards import HUNTER_15, HUNTER_20
 from croupier.engines.vampire_queen.flow import hunter_holders, totals
 from croupier.engines.vampire_queen.rules import situation
 from croupier.engines.vampire_queen.setup import rounds_of
 from croupier.v1.common_pb2 import GameResult
-from croupier.v1.vampire_queen_pb2 import VampireQueenState, VampireQueenView
+from croupier.v1.vampire_queen_pb2 import VampireQueenCard, VampireQueenState, VampireQueenView
+
+# The view's fields that differ between audiences: the viewer's own hand.
+OWN_FIELDS: Final[tuple[int, ...]] = (VampireQueenView.HAND_FIELD_NUMBER,)
+
+
+def own_view(state: VampireQueenState, seat: int | None) -> tuple[bytes]:
+    """The encoded `hand` of `seat`'s view (nothing for a spectator)."""
+    hand = _own_hand(state, seat)
+    return (b"" if hand is None else VampireQueenView(hand=hand).SerializeToString(),)
+
+
+def _own_hand(
+    state: VampireQueenState, seat: int | None
+) -> RepeatedScalarFieldContainer[VampireQueenCard.ValueType] | None:
+    hands = state.hands
+    return hands[seat].cards if seat is not None and 0 <= seat < len(hands) else None
+
+
+def shared_view(state: VampireQueenState) -> VampireQueenView:
+    """Every audience's view but the hand: a spectator's."""
+    return build_view(state, None)
 
 
 def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:
@@ -25,7 +50,7 @@ def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:
     view = VampireQueenView(
         round=state.round,
         rounds=rounds_of(options),
-        hand=hands[seat].cards if seat is not None and 0 <= seat < len(hands) else None,
+        hand=_own_hand(state, seat),
         hand_sizes=[len(hand.cards) for hand in hands],
         hunter_15_holder=holders.get(HUNTER_15),
         hunter_20_holder=holders.get(HUNTER_20),

@@ -40,6 +40,7 @@ class WhatsYourNameEngine(
     view_type = WhatsYourNameView
     move_type = WhatsYourNameMove
     event_type = WhatsYourNameEvent
+    own_view_fields = views.OWN_FIELDS
 
     def new_game(
         self, options: WhatsYourNameOptions, seats: int, seed: int
@@ -75,6 +76,12 @@ class WhatsYourNameEngine(
 
     def view(self, state: WhatsYourNameState, seat: int | None) -> WhatsYourNameView:
         return views.build_view(state, seat)
+
+    def shared_view(self, state: WhatsYourNameState) -> WhatsYourNameView:
+        return views.shared_view(state)
+
+    def own_view(self, state: WhatsYourNameState, seat: int | None) -> tuple[bytes, ...]:
+        return views.own_view(state, seat)
 
     def result(self, state: WhatsYourNameState) -> GameResult | None:
         return views.build_result(state)

@@ -51,7 +51,38 @@ _REVEALED_HIDDEN_CARD: Final = field_encodings(
 _RANK: Final = tuple(rank_of(card) for card in range(COLOUR_SETS * RANKS))
 
 
+# The view's fields that differ between audiences: the viewer's own hand, hidden card and the
+# card it chose to play.
+OWN_FIELDS: Final[tuple[int, ...]] = (
+    View.HAND_FIELD_NUMBER,
+    View.HIDDEN_CARD_FIELD_NUMBER,
+    View.CHOSEN_CARD_FIELD_NUMBER,
+)
+
+
 def build_view(state: WhatsYourNameState, seat: int | None) -> WhatsYourNameView:
+    return shared_view(state, b"".join(own_view(state, seat)))
+
+
+def own_view(state: WhatsYourNameState, seat: int | None) -> tuple[bytes, bytes, bytes]:
+    """The encoded `hand`, `hidden_card` and `chosen_card` of `seat`'s view (nothing for a
+    spectator)."""
+    if seat is None or not 0 <= seat < state.seats:
+        return b"", b"", b""
+    own = state.positions[seat]
+    hand = b"".join([_HAND[c] for c in own.hand[:]])
+    hidden = _HIDDEN_CARD[own.hidden] if own.HasField("hidden") else b""
+    chosen = (
+        _CHOSEN_CARD[own.played]
+        if state.phase == WHATS_YOUR_NAME_PHASE_PLAY and own.HasField("played")
+        else b""
+    )
+    return hand, hidden, chosen
+
+
+def shared_view(state: WhatsYourNameState, own: bytes = b"") -> WhatsYourNameView:
+    """Every audience's view but its own fields, with `own` (an audience's encoded own fields)
+    merged in the same parse as the table's cards."""
     # Every repeated or message field read from `state` makes a new wrapper object, so each is
     # read once; repeated ints that are iterated are sliced into a list first (quicker to
     # iterate than the container). Scalars go in as constructor keywords (set in C).
@@ -98,13 +129,7 @@ def build_view(state: WhatsYourNameState, seat: int | None) -> WhatsYourNameView
             player.MergeFromString(b"".join(cards))
     cards = [_STAGE[c] for c in state.stage[:]]
     cards += [_DISCARDED[c] for c in state.discarded[:]]
-    if seat is not None and 0 <= seat < state.seats:
-        own = positions[seat]
-        cards += [_HAND[c] for c in own.hand[:]]
-        if own.HasField("hidden"):
-            cards.append(_HIDDEN_CARD[own.hidden])
-        if phase == WHATS_YOUR_NAME_PHASE_PLAY and own.HasField("played"):
-            cards.append(_CHOSEN_CARD[own.played])
+    cards.append(own)
     view.MergeFromString(b"".join(cards))
     return view
 

@@ -86,3 +86,34 @@ def test_every_game_brings_what_the_generic_tests_need(game_id: str) -> None:
     other = generic.scrambled(state, 0, random.Random(1))
     assert isinstance(other, engine.state_type)
     assert encode(engine.view(other, 0)) == encode(engine.view(state, 0))
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_every_view_is_its_shared_part_and_its_audiences_own_fields(game_id: str) -> None:
+    """C-4, as watch updates use it (service/games.py, SharedView): every audience's view is
+    the shared view, which holds none of `own_view_fields`, with the audience's own fields
+    merged in, each part holding its own field only. Checked for every seat and a spectator
+    after every move of random games of two seat counts."""
+    engine = GAMES[game_id]
+    own_fields = engine.own_view_fields
+    if not own_fields:
+        pytest.skip(f"{game_id} builds each view whole (no own_view_fields)")
+    assert list(own_fields) == sorted(set(own_fields))
+    for seats in (engine.min_seats, engine.max_seats):
+        _, log = play_randomly(engine, engine.options_type(), seats, 7, check_every_step=False)
+        replayed, _ = engine.new_game(engine.options_type(), seats, 7)
+        for step in range(len(log) + 1):
+            if step:
+                engine.apply(replayed, *log[step - 1])
+            shared = engine.shared_view(replayed)
+            held = {field.number for field, _ in shared.ListFields()}
+            assert held.isdisjoint(own_fields), f"the shared view holds {held & set(own_fields)}"
+            for viewer in [*range(seats), None]:
+                parts = engine.own_view(replayed, viewer)
+                assert len(parts) == len(own_fields)
+                for number, part in zip(own_fields, parts, strict=True):
+                    fields = engine.view_type.FromString(part).ListFields()
+                    assert {field.number for field, _ in fields} <= {number}
+                merged = engine.shared_view(replayed)
+                merged.MergeFromString(b"".join(parts))
+                assert merged == engine.view(replayed, viewer)
