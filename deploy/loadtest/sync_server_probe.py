@@ -12,34 +12,46 @@ GetGame, ListLegalMoves or WatchGame: run croupier-bench with --replay-only.
         --redis-url redis://127.0.0.1:6390/0 &
     taskset -c 1 .venv/bin/croupier-bench --target 127.0.0.1:50060 --server-pid $! \\
         --redis-url redis://127.0.0.1:6390/0 --replay-only
+
+With --bridged (issue 22) it keeps every part of `croupier-server` instead (its servicer, store,
+remembered states and call wrapper, every unary RPC) and changes only who takes the call from
+gRPC: a pool thread submits the handler's coroutine to an event loop
+(`asyncio.run_coroutine_threadsafe`) and waits for its result. It measures what the cheaper
+call path of the synchronous server is worth once each call also crosses between threads.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
 import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent import futures
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 import hiredis
+import uvloop
+from google.protobuf import message_factory
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from redis.connection import parse_url
 
 from croupier.engines.core import rng
 from croupier.engines.registry import GAMES
 from croupier.service import auth, callers, errors, keys, logs, moves
+from croupier.service.benchmark import BenchmarkService
 from croupier.service.calls import CallLog, Undecodable, _to_service_error, lenient
 from croupier.service.config import Settings
 from croupier.service.games import LoadedGame, game_name
+from croupier.service.metrics import MeasuredStore
 from croupier.service.redis_store import (
     COMMIT_SCRIPT,
     CREATE_SCRIPT,
+    RedisStore,
     commit_arguments,
     commit_result,
 )
@@ -209,6 +221,54 @@ class SyncProbe:
         return bpb.EchoResponse(payload=bytes(request.response_bytes))
 
 
+class Aborted(Exception):
+    def __init__(self, status: Any) -> None:
+        self.status = status
+
+
+class BridgeContext:
+    """What the servicer uses of grpc.aio's context, read from the synchronous one in the pool
+    thread before the coroutine is handed over."""
+
+    def __init__(self, context: grpc.ServicerContext) -> None:
+        self._context = context
+        self._metadata = context.invocation_metadata()
+        self._peer: str = context.peer()
+        remaining = context.time_remaining()
+        self._deadline = None if remaining is None else time.monotonic() + remaining
+
+    def invocation_metadata(self) -> Any:
+        return self._metadata
+
+    def peer(self) -> str:
+        return self._peer
+
+    def time_remaining(self) -> float | None:
+        return None if self._deadline is None else max(self._deadline - time.monotonic(), 0.0)
+
+    def set_trailing_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
+        self._context.set_trailing_metadata(tuple(metadata))
+
+    async def send_initial_metadata(self, metadata: Iterable[tuple[str, str]]) -> None:
+        self._context.send_initial_metadata(tuple(metadata))
+
+    async def abort_with_status(self, status: Any) -> NoReturn:
+        raise Aborted(status)
+
+
+def bridged(
+    method: Callable[[Any, Any], Any], loop: asyncio.AbstractEventLoop
+) -> Callable[[Any, grpc.ServicerContext], Any]:
+    def handle(request: Any, context: grpc.ServicerContext) -> Any:
+        bridge = BridgeContext(context)
+        try:
+            return asyncio.run_coroutine_threadsafe(method(request, bridge), loop).result()
+        except Aborted as aborted:
+            context.abort_with_status(aborted.status)
+
+    return handle
+
+
 def _handlers(probe: SyncProbe, messages: Any, service: str) -> grpc.GenericRpcHandler:
     descriptor = messages.DESCRIPTOR.services_by_name[service]
     handlers = {}
@@ -222,27 +282,64 @@ def _handlers(probe: SyncProbe, messages: Any, service: str) -> grpc.GenericRpcH
     return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
 
 
+def _bridged_handlers(
+    servicer: object, messages: Any, service: str, loop: asyncio.AbstractEventLoop
+) -> grpc.GenericRpcHandler:
+    descriptor = messages.DESCRIPTOR.services_by_name[service]
+    handlers = {}
+    for method in descriptor.methods:
+        if method.server_streaming:
+            continue
+        handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+            bridged(getattr(servicer, method.name), loop),
+            request_deserializer=lenient(message_factory.GetMessageClass(method.input_type)),
+            response_serializer=message_factory.GetMessageClass(
+                method.output_type
+            ).SerializeToString,
+        )
+    return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--redis-url", required=True)
     parser.add_argument("--threads", type=int, default=8, help="handler threads")
     parser.add_argument("--log-level", default="info")
+    parser.add_argument(
+        "--bridged", action="store_true", help="hand each call to croupier-server's servicer"
+    )
     args = parser.parse_args()
     logs.configure("json", args.log_level)
-    settings = Settings()
-    probe = SyncProbe(ProbeStore(args.redis_url, settings.store_timeout_seconds), settings)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=args.threads))
-    server.add_generic_rpc_handlers(
-        (_handlers(probe, pb, "GameService"), _handlers(probe, bpb, "BenchmarkService"))
-    )
+    if args.bridged:
+        settings = Settings(anonymous_rate_limit=0, benchmark_service=True)
+        loop = uvloop.new_event_loop()
+        asyncio.set_event_loop(loop)
+        store = MeasuredStore(RedisStore(args.redis_url, timeout=settings.store_timeout_seconds))
+        games = GameService(store, settings)
+        server.add_generic_rpc_handlers(
+            (
+                _bridged_handlers(games, pb, "GameService", loop),
+                _bridged_handlers(BenchmarkService(games), bpb, "BenchmarkService", loop),
+            )
+        )
+    else:
+        settings = Settings()
+        probe = SyncProbe(ProbeStore(args.redis_url, settings.store_timeout_seconds), settings)
+        server.add_generic_rpc_handlers(
+            (_handlers(probe, pb, "GameService"), _handlers(probe, bpb, "BenchmarkService"))
+        )
     checks = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)
     for name in ("", "croupier.v1.GameService"):
         checks.set(name, health_pb2.HealthCheckResponse.SERVING)
     server.add_insecure_port(f"127.0.0.1:{args.port}")
     server.start()
-    server.wait_for_termination()
+    if args.bridged:
+        loop.run_forever()
+    else:
+        server.wait_for_termination()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""The synchronous server-style probes of docs/performance.md ("Server style") still serve what
-croupier-bench's replay phase calls, against a real redis-server: the one with a blocking store
-of its own, and the one that hands each call to the real servicer on an event loop."""
+"""The synchronous server-style probe of docs/performance.md ("Server style") still serves what
+croupier-bench's replay phase calls, against a real redis-server: with a blocking store of its
+own, and with --bridged, handing each call to the real servicer on an event loop."""
 
 from __future__ import annotations
 
@@ -17,22 +17,23 @@ from croupier.local import wait_serving
 from croupier.play import options_for
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
 
-LOADTEST = Path(__file__).parents[2] / "deploy" / "loadtest"
+PROBE = Path(__file__).parents[2] / "deploy" / "loadtest" / "sync_server_probe.py"
 
 
-@pytest.mark.parametrize("probe", ["sync_server_probe.py", "sync_bridge_probe.py"])
-def test_the_probe_creates_games_and_applies_moves(probe: str) -> None:
+@pytest.mark.parametrize("mode", [[], ["--bridged"]], ids=["blocking", "bridged"])
+def test_the_probe_creates_games_and_applies_moves(mode: list[str]) -> None:
     engine = GAMES["one_card"]
     state, _ = engine.new_game(options_for("one_card"), 2, 3)
     with EmbeddedRedis() as redis:
         port = free_port()
         command = [
             sys.executable,
-            str(LOADTEST / probe),
+            str(PROBE),
             "--port",
             str(port),
             "--redis-url",
             redis.url,
+            *mode,
         ]
         process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
         try:
