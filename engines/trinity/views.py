@@ -29,20 +29,28 @@ OWN_FIELDS: Final[tuple[int, ...]] = (
 )
 
 
+# The tags of the own fields: `hand` packed (wire type 2), `gift_card` a varint (wire type 0).
+_HAND_TAG: Final = bytes([TrinityView.HAND_FIELD_NUMBER << 3 | 2])
+_GIFT_CARD_TAG: Final = bytes([TrinityView.GIFT_CARD_FIELD_NUMBER << 3])
+
+
 def own_view(state: TrinityState, seat: int | None) -> tuple[bytes, bytes]:
-    """The encoded `hand` and `gift_card` of `seat`'s view."""
+    """The encoded `hand` and `gift_card` of `seat`'s view. Written directly: a card code
+    (1-54) and a hand's length (at most 54) are each one byte in protobuf's encoding."""
     hands = state.hands
-    hand = (
-        TrinityView(hand=hands[seat].cards).SerializeToString()
-        if seat is not None and 0 <= seat < len(hands)
-        else b""
-    )
+    hand = b""
+    if seat is not None and 0 <= seat < len(hands):
+        cards = hands[seat].cards
+        if cards:
+            hand = _HAND_TAG + bytes([len(cards)]) + bytes(cards)
     gift = b""
     if state.step == TrinityStep.TRINITY_STEP_GIFT_DISCARD and seat in (
         state.turn,
         gift_receiver(state),
     ):
-        gift = TrinityView(gift_card=state.gift_card).SerializeToString()
+        card = state.gift_card
+        if card:
+            gift = _GIFT_CARD_TAG + bytes([card])
     return hand, gift
 
 
