@@ -21,7 +21,7 @@ OWN_FIELDS: Final[tuple[int, ...]] = (OneCardView.HAND_FIELD_NUMBER,)
 
 
 def view(state: OneCardState, seat: int | None) -> OneCardView:
-    return shared_view(state, *own_view(state, seat))
+    return shared_view(state, b"".join(own_view(state, seat)))
 
 
 def own_view(state: OneCardState, seat: int | None) -> tuple[bytes]:

@@ -7,6 +7,7 @@ from typing import Final
 
 from croupier.engines.core.scoring import shared_result
 from croupier.engines.trinity.board import ROWS, row_of_board
+from croupier.engines.trinity.cards import BW_JOKER
 from croupier.engines.trinity.rules import (
     ONGOING,
     gift_receiver,
@@ -29,28 +30,24 @@ OWN_FIELDS: Final[tuple[int, ...]] = (
 )
 
 
-# The tags of the own fields: `hand` packed (wire type 2), `gift_card` a varint (wire type 0).
-_HAND_TAG: Final = bytes([TrinityView.HAND_FIELD_NUMBER << 3 | 2])
-_GIFT_CARD_TAG: Final = bytes([TrinityView.GIFT_CARD_FIELD_NUMBER << 3])
+# By card code, the encoding of a view holding just that `gift_card`.
+_GIFT_CARD: Final = tuple(
+    TrinityView(gift_card=card).SerializeToString() for card in range(BW_JOKER + 1)
+)
 
 
 def own_view(state: TrinityState, seat: int | None) -> tuple[bytes, bytes]:
-    """The encoded `hand` and `gift_card` of `seat`'s view. Written directly: a card code
-    (1-54) and a hand's length (at most 54) are each one byte in protobuf's encoding."""
+    """The encoded `hand` and `gift_card` of `seat`'s view."""
     hands = state.hands
     hand = b""
     if seat is not None and 0 <= seat < len(hands):
-        cards = hands[seat].cards
-        if cards:
-            hand = _HAND_TAG + bytes([len(cards)]) + bytes(cards)
+        hand = TrinityView(hand=hands[seat].cards).SerializeToString()
     gift = b""
     if state.step == TrinityStep.TRINITY_STEP_GIFT_DISCARD and seat in (
         state.turn,
         gift_receiver(state),
     ):
-        card = state.gift_card
-        if card:
-            gift = _GIFT_CARD_TAG + bytes([card])
+        gift = _GIFT_CARD[state.gift_card]
     return hand, gift
 
 
