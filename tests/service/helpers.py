@@ -55,6 +55,33 @@ def assert_replays(redis_client: redis.Redis, name: str) -> int:
     return len(entries)
 
 
+class StoredReplay:
+    """`assert_replays` after every move of a game, without replaying the whole log each time:
+    the state replayed so far is kept, each check applies only the entries logged since the
+    last one, and compares the result with the stored state byte for byte."""
+
+    def __init__(self, redis_client: redis.Redis, name: str) -> None:
+        self.redis_client = redis_client
+        self.name = name
+        _, game = stored(redis_client, name)
+        self.engine = GAMES[game.game_type]
+        self.state = self.engine.replay(self.engine.setup_of(state_of(game)), [])
+        self.replayed = 0
+
+    def check(self) -> None:
+        version, game = stored(self.redis_client, self.name)
+        new = cast(
+            list[bytes], self.redis_client.lrange(keys.log(game_id(self.name)), self.replayed, -1)
+        )
+        for data in new:
+            entry = LoggedMove.FromString(data)
+            self.engine.apply(self.state, entry.seat, getattr(entry.move, game.game_type))
+        self.replayed += len(new)
+        replayed = self.state.SerializeToString(deterministic=True)
+        assert replayed == state_of(game).SerializeToString(deterministic=True)
+        assert self.replayed == game.move_count == version - 1
+
+
 def create(croupier: Croupier, game: str, seats: int, seed: int) -> pb.CreateGameResponse:
     return croupier.create(options_for(game), seats, seed=seed)
 

@@ -490,19 +490,21 @@ def test_the_record_of_a_finished_game_replays_to_its_result(
 ) -> None:
     engine = GAMES[game_type]
     who = player()
+    # Seed 5 plays each game to its end in at most a few hundred moves (One Card's two seats
+    # can take thousands with other seeds); a record's checks do not depend on its length.
     game = table.a.create(
         options_for(game_type),
         engine.min_seats,
-        seed=31,
+        seed=5,
         player_ids=[who] + [""] * (engine.min_seats - 1),
     )
     credentials = list(game.seat_credentials)
     error = refused(table.b.record, game.name, credentials[0])
     assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_FINISHED")
-    view, moves = finish(table.both, game.name, credentials, seed=31)
+    view, moves = finish(table.both, game.name, credentials, seed=5)
     record = table.b.record(game.name, credentials[-1])
     assert record == table.a.record(game.name)  # the operator's
-    assert (record.name, record.setup.seed, record.setup.seats) == (game.name, 31, engine.min_seats)
+    assert (record.name, record.setup.seed, record.setup.seats) == (game.name, 5, engine.min_seats)
     assert record.setup.WhichOneof("options") == game_type
     assert record.setup.player_ids[0] == who
     assert len(record.moves) == moves and record.result == view.result

@@ -12,7 +12,14 @@ from croupier.errors import CroupierError
 from croupier.service import keys
 from croupier.service.games import state_of
 from croupier.v1.storage_pb2 import StoredGame
-from tests.service.helpers import assert_replays, create, game_id, play_to_end, stored
+from tests.service.helpers import (
+    StoredReplay,
+    assert_replays,
+    create,
+    game_id,
+    play_to_end,
+    stored,
+)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -38,13 +45,10 @@ def test_every_write_packs_the_engines_state(
     the logged moves replay to, so a write that serialized a stale pack fails at that move."""
     engine = GAMES[game]
     created = create(client, game, engine.max_seats, seed=12)
-    view, moves = play_to_end(
-        [client, client_b],
-        created,
-        seed=12,
-        after_move=lambda: assert_replays(redis_client, created.name),
-    )
+    replay = StoredReplay(redis_client, created.name)
+    view, moves = play_to_end([client, client_b], created, seed=12, after_move=replay.check)
     assert view.result.seats and moves == view.move_count
+    assert assert_replays(redis_client, created.name) == moves
 
 
 def test_a_game_stored_in_the_old_format_is_refused(
