@@ -1,0 +1,145 @@
+"""A probe, not a server to deploy: what croupier-server's servicer alone spends on an
+ApplyMove, called in one process without gRPC, to tell a call's handler from the gRPC call
+path around it (issue 22; docs/performance.md, "Where an ApplyMove's time goes").
+
+The servicer is the server's own (`GameService` and the benchmark's `Echo`, with the call
+wrapper, the credential checks, the rate limits, the metrics and the call's log line, written
+to /dev/null), on the in-memory store or on a Redis (`--redis-url`). Games of `--game` at its
+most seats are created through CreateGame; each game's moves are chosen beforehand by a seeded
+random player on the engine, then sent through ApplyMove, one at a time, each with its seat's
+credential and a request id, as `croupier-bench --replay-only` sends them. The figure is the
+process's CPU time over those calls divided by their number; the event loop runs between
+two calls, so each call's log line and metrics are counted with it. Echo is measured the
+same way.
+
+    .venv/bin/python deploy/loadtest/handler_cost.py --cpu 0 [--game one_card] [--redis-url URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sys
+import time
+import uuid
+from typing import Any, NoReturn
+
+import uvloop
+
+from croupier.engines.registry import GAMES
+from croupier.play import options_for
+from croupier.service import config, logs
+from croupier.service.benchmark import BenchmarkService
+from croupier.service.memory_store import MemoryStore
+from croupier.service.metrics import MeasuredStore
+from croupier.service.redis_store import RedisStore
+from croupier.service.servicer import GameService
+from croupier.v1 import benchmark_service_pb2 as bench_pb
+from croupier.v1 import game_service_pb2 as pb
+
+
+class Context:
+    """What the servicer uses of `grpc.aio.ServicerContext`: a caller on loopback with no
+    deadline; a refused call is a failure of the probe."""
+
+    def __init__(self, credential: str | None = None) -> None:
+        self._metadata = () if credential is None else (("authorization", f"Bearer {credential}"),)
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:40000"
+
+    def time_remaining(self) -> float | None:
+        return None
+
+    def set_trailing_metadata(self, metadata: Any) -> None:
+        pass
+
+    async def send_initial_metadata(self, metadata: Any) -> None:
+        pass
+
+    async def abort(self, code: Any, details: str = "", trailing_metadata: Any = ()) -> NoReturn:
+        raise SystemExit(f"refused: {code} {details}")
+
+    async def abort_with_status(self, status: Any) -> NoReturn:
+        raise SystemExit(f"refused: {status}")
+
+
+def random_moves(game: str, seats: int, seed: int, limit: int) -> list[tuple[int, Any]]:
+    """The (seat, move) pairs of a seeded random player's game, at most `limit` of them."""
+    engine = GAMES[game]
+    state, _ = engine.new_game(options_for(game), seats, seed)
+    chooser = random.Random(seed)
+    moves: list[tuple[int, Any]] = []
+    while engine.result(state) is None and len(moves) < limit:
+        seat = chooser.choice(engine.active_seats(state))
+        move = chooser.choice(engine.legal_moves(state, seat))
+        engine.apply(state, seat, move)
+        moves.append((seat, move))
+    return moves
+
+
+async def measure(args: argparse.Namespace) -> None:
+    settings = config.parse(["--anonymous-rate-limit", "0"], {})
+    store = MeasuredStore(
+        RedisStore(args.redis_url, timeout=5.0) if args.redis_url else MemoryStore()
+    )
+    service = GameService(store, settings)
+    seats = GAMES[args.game].max_seats
+    calls, cpu = 0, 0.0
+    for index in range(args.games):
+        seed = args.seed + index
+        create = pb.CreateGameRequest(seats=seats, seed=seed)
+        getattr(create, args.game).CopyFrom(options_for(args.game))
+        created = await service.CreateGame(create, Context())
+        requests = []
+        for seat, move in random_moves(args.game, seats, seed, args.moves):
+            request = pb.ApplyMoveRequest(name=created.name, request_id=str(uuid.uuid4()))
+            getattr(request.move, args.game).CopyFrom(move)
+            requests.append((request, Context(created.seat_credentials[seat])))
+        await asyncio.sleep(0)
+        started = time.process_time()
+        for request, context in requests:
+            await service.ApplyMove(request, context)
+            await asyncio.sleep(0)  # the call's log line and metrics (written after it)
+        cpu += time.process_time() - started
+        calls += len(requests)
+    figure = f"{cpu / calls * 1e6:.1f} us per call, {calls} calls"
+    print(f"ApplyMove ({args.game}, {seats} seats): {figure}")
+    echo = BenchmarkService(service)
+    echo_request = bench_pb.EchoRequest(payload=b"x" * 80, response_bytes=230)
+    started = time.process_time()
+    for _ in range(args.echoes):
+        await echo.Echo(echo_request, Context())
+        await asyncio.sleep(0)
+    used = time.process_time() - started
+    print(f"Echo: {used / args.echoes * 1e6:.1f} us per call, {args.echoes} calls")
+    await store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--cpu", type=int, help="pin the process to this core")
+    parser.add_argument("--game", choices=sorted(GAMES), default="one_card")
+    parser.add_argument("--redis-url", help="a Redis to store the games in (default: memory)")
+    parser.add_argument("--games", type=int, default=30, help="games played")
+    parser.add_argument("--moves", type=int, default=300, help="moves per game at most")
+    parser.add_argument("--echoes", type=int, default=5000, help="Echo calls")
+    parser.add_argument("--seed", type=int, default=1000, help="seed of the first game")
+    args = parser.parse_args()
+    if args.cpu is not None:
+        os.sched_setaffinity(0, {args.cpu})
+    # The calls' lines are written as the server writes them, to a file that keeps none
+    # (logs.configure takes the stream it is given as sys.stderr; errors still show).
+    real_stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115 (for the run)
+    logs.configure("json", "info")
+    sys.stderr = real_stderr
+    uvloop.run(measure(args))
+
+
+if __name__ == "__main__":
+    main()
