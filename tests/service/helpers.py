@@ -37,28 +37,10 @@ def stored(redis_client: redis.Redis, name: str) -> tuple[int, StoredGame]:
     return int(version), StoredGame.FromString(data)
 
 
-def assert_replays(redis_client: redis.Redis, name: str) -> int:
-    """Replaying the stored move log from the seed gives the stored state byte for byte.
-    Returns the number of logged moves."""
-    version, game = stored(redis_client, name)
-    log = cast(list[bytes], redis_client.lrange(keys.log(game_id(name)), 0, -1))
-    entries = [LoggedMove.FromString(e) for e in log]
-    engine = GAMES[game.game_type]
-    state = state_of(game)
-    replayed = engine.replay(
-        engine.setup_of(state), [(e.seat, getattr(e.move, game.game_type)) for e in entries]
-    )
-    assert replayed.SerializeToString(deterministic=True) == state.SerializeToString(
-        deterministic=True
-    )
-    assert len(entries) == game.move_count == version - 1
-    return len(entries)
-
-
 class StoredReplay:
-    """`assert_replays` after every move of a game, without replaying the whole log each time:
-    the state replayed so far is kept, each check applies only the entries logged since the
-    last one, and compares the result with the stored state byte for byte."""
+    """The stored move log replayed from the seed, checked against the stored state byte for
+    byte; kept between checks, so that checking after every move of a game applies only the
+    entries logged since the last check instead of replaying the whole log each time."""
 
     def __init__(self, redis_client: redis.Redis, name: str) -> None:
         self.redis_client = redis_client
@@ -80,6 +62,14 @@ class StoredReplay:
         replayed = self.state.SerializeToString(deterministic=True)
         assert replayed == state_of(game).SerializeToString(deterministic=True)
         assert self.replayed == game.move_count == version - 1
+
+
+def assert_replays(redis_client: redis.Redis, name: str) -> int:
+    """Replaying the stored move log from the seed gives the stored state byte for byte.
+    Returns the number of logged moves."""
+    replay = StoredReplay(redis_client, name)
+    replay.check()
+    return replay.replayed
 
 
 def create(croupier: Croupier, game: str, seats: int, seed: int) -> pb.CreateGameResponse:
