@@ -6,6 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
+# The suite runs on this many pytest-xdist workers (0: in pytest's own process); tests/conftest.py
+# says which tests share a worker.
+TEST_WORKERS ?= 2
 
 .PHONY: run test install compiler pure-engines redis-server node chromium lint format proto clean
 
@@ -17,7 +20,7 @@ run: install redis-server
 	$(BIN)/croupier-server --log-format console --web-port $(WEB_PORT)
 
 test: install redis-server node chromium lint
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 install: $(STAMP)
 

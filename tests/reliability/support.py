@@ -1,12 +1,10 @@
 """Shared pieces of the reliability tests: a restartable persistent Redis, an asyncio client,
-health probes, the expected view of a seat built from the stored state alone, and the figures
-every test reports (printed at the end of the run and written as JSON, see conftest.py)."""
+health probes and the expected view of a seat built from the stored state alone."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import time
 import uuid
@@ -39,16 +37,6 @@ __all__ = ["assert_replays", "game_id", "raw", "stored"]
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 GAME_TYPES = sorted(GAMES)
-
-# --- figures -------------------------------------------------------------------------------
-
-FIGURES: dict[str, dict[str, Any]] = {}
-
-
-def record(section: str, **values: Any) -> None:
-    """Add figures of one promise; they are printed at the end and kept as JSON."""
-    FIGURES.setdefault(section, {}).update(values)
-    print(f"[reliability] {section}: {json.dumps(values, sort_keys=True)}")
 
 
 # --- Redis ---------------------------------------------------------------------------------

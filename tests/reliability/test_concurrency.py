@@ -25,13 +25,13 @@ from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
+from tests.reliability.figures import record
 from tests.reliability.support import (
     GAME_TYPES,
     AsyncApi,
     alive,
     assert_replays,
     new_request_id,
-    record,
     redis_client,
     servers,
 )

@@ -30,6 +30,7 @@ from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.service.games import pack_state, state_of
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import StoredGame
+from tests.reliability.figures import record
 from tests.reliability.support import (
     GAME_TYPES,
     NOT_SERVING,
@@ -43,7 +44,6 @@ from tests.reliability.support import (
     logged_moves,
     new_request_id,
     raw,
-    record,
     redis_client,
     servers,
     stored,

@@ -44,6 +44,7 @@ from croupier.service.games import pack_state, state_of
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import StoredGame
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
+from tests.reliability.figures import record
 from tests.reliability.support import (
     GAME_TYPES,
     SERVING,
@@ -53,7 +54,6 @@ from tests.reliability.support import (
     expected_view,
     health,
     raw,
-    record,
     redis_client,
     wrap_move,
 )

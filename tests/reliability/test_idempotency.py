@@ -26,6 +26,7 @@ from croupier.local import LocalServer
 from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import IdempotencyRecord
+from tests.reliability.figures import record
 from tests.reliability.support import (
     GAME_TYPES,
     AsyncApi,
@@ -35,7 +36,6 @@ from tests.reliability.support import (
     logged_moves,
     new_request_id,
     raw,
-    record,
     record_key,
     redis_client,
     servers,

@@ -44,13 +44,13 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import StoredGame
 from tests.engines.helpers import generic_of
+from tests.reliability.figures import record
 from tests.reliability.support import (
     GAME_TYPES,
     encode,
     expected_view,
     metadata,
     raw,
-    record,
     redis_client,
     stored,
     wrap_move,
