@@ -7,12 +7,15 @@ wrapper, the credential checks, the rate limits, the metrics and the call's log 
 to /dev/null), on the in-memory store or on a Redis (`--redis-url`). Games of `--game` at its
 most seats are created through CreateGame; each game's moves are chosen beforehand by a seeded
 random player on the engine, then sent through ApplyMove, one at a time, each with its seat's
-credential and a request id, as `croupier-bench --replay-only` sends them. The figure is the
-process's CPU time over those calls divided by their number; the event loop runs between
-two calls, so each call's log line and metrics are counted with it. Echo is measured the
-same way.
+credential and a request id, as `croupier-bench --replay-only` sends them. With
+`--concurrency N`, N games are played at once, each its moves in order: on Redis their calls
+interleave while each waits for its write, as a server's calls do with N in flight. The
+figure is the process's CPU time over those calls divided by their number; the event loop
+runs between two calls, so each call's log line and metrics are counted with it. Echo is
+measured the same way, one call at a time.
 
-    .venv/bin/python deploy/loadtest/handler_cost.py --cpu 0 [--game one_card] [--redis-url URL]
+    .venv/bin/python deploy/loadtest/handler_cost.py --cpu 0 [--game one_card] [--redis-url URL] \
+        [--concurrency 32]
 """
 
 from __future__ import annotations
@@ -90,7 +93,7 @@ async def measure(args: argparse.Namespace) -> None:
     )
     service = GameService(store, settings)
     seats = GAMES[args.game].max_seats
-    calls, cpu = 0, 0.0
+    games = []
     for index in range(args.games):
         seed = args.seed + index
         create = pb.CreateGameRequest(seats=seats, seed=seed)
@@ -101,13 +104,21 @@ async def measure(args: argparse.Namespace) -> None:
             request = pb.ApplyMoveRequest(name=created.name, request_id=str(uuid.uuid4()))
             getattr(request.move, args.game).CopyFrom(move)
             requests.append((request, Context(created.seat_credentials[seat])))
-        await asyncio.sleep(0)
-        started = time.process_time()
+        games.append(requests)
+
+    async def play(requests: list[tuple[pb.ApplyMoveRequest, Context]]) -> None:
         for request, context in requests:
             await service.ApplyMove(request, context)
             await asyncio.sleep(0)  # the call's log line and metrics (written after it)
-        cpu += time.process_time() - started
-        calls += len(requests)
+
+    await asyncio.sleep(0)
+    started = time.process_time()
+    # `--concurrency` games at a time, each its moves in order: on Redis their calls interleave
+    # while each waits for its write, as a server's calls do with that many in flight.
+    for first in range(0, len(games), args.concurrency):
+        await asyncio.gather(*(play(moves) for moves in games[first : first + args.concurrency]))
+    cpu = time.process_time() - started
+    calls = sum(len(moves) for moves in games)
     figure = f"{cpu / calls * 1e6:.1f} us per call, {calls} calls"
     print(f"ApplyMove ({args.game}, {seats} seats): {figure}")
     echo = BenchmarkService(service)
@@ -128,6 +139,7 @@ def main() -> None:
     parser.add_argument("--redis-url", help="a Redis to store the games in (default: memory)")
     parser.add_argument("--games", type=int, default=30, help="games played")
     parser.add_argument("--moves", type=int, default=300, help="moves per game at most")
+    parser.add_argument("--concurrency", type=int, default=1, help="games played at once")
     parser.add_argument("--echoes", type=int, default=5000, help="Echo calls")
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first game")
     args = parser.parse_args()

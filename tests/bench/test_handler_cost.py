@@ -1,5 +1,5 @@
 """The handler-cost probe of docs/performance.md still runs and prints its figures, on the
-in-memory store and on a real Redis."""
+in-memory store and on a real Redis (there with two games played at once)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_the_probe_prints_each_figure(store: str) -> None:
     command = [sys.executable, str(PROBE), "--games", "2", "--moves", "40", "--echoes", "50"]
     if store == "redis":
         with EmbeddedRedis() as redis:
-            done = run([*command, "--redis-url", redis.url])
+            done = run([*command, "--redis-url", redis.url, "--concurrency", "2"])
     else:
         done = run(command)
     lines = done.stdout.splitlines()
