@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from croupier.engines.registry import GAMES
 from tests.deploy import DEPLOY, REPO
 from tests.packaging.wheels import build_wheel
 
@@ -288,15 +289,16 @@ def test_the_build_context_builds_a_complete_wheel(tmp_path: Path) -> None:
     ):
         assert module in names, module
     # The engines compiled by mypyc (setup.py), beside their sources: every module of theirs
-    # but the base classes, and the modules' shared library at the top of the wheel.
+    # but the base classes, and at the top of the wheel the modules' shared libraries, one per
+    # game and one for the rest.
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     sources = {n for n in names if n.startswith("croupier/engines/") and n.endswith(".py")}
     compiled = {n.removesuffix(suffix) + ".py" for n in names if n.endswith(suffix)}
     assert sources - compiled == {"croupier/engines/core/engine.py"}
-    shared = f"croupier_engines__mypyc{suffix}"
-    assert shared in names
+    shared = {f"croupier_engines_{part}__mypyc{suffix}" for part in ["core", *GAMES]}
+    assert shared <= set(names)
     outside = [n for n in names if not n.startswith(("croupier/engines/", "croupier/service/"))]
-    assert all(".dist-info/" in n for n in outside if n != shared), outside
+    assert all(".dist-info/" in n for n in outside if n not in shared), outside
     assert not [n for n in names if n.startswith("tests/") or "__pycache__" in n]
     assert "croupier-server = croupier.service.main:main" in entry_points
     assert "croupier-play" not in entry_points
