@@ -143,6 +143,8 @@ def main() -> None:
     parser.add_argument("--echoes", type=int, default=5000, help="Echo calls")
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first game")
     args = parser.parse_args()
+    if args.concurrency < 1:
+        parser.error("--concurrency is at least 1")
     if args.cpu is not None:
         os.sched_setaffinity(0, {args.cpu})
     # The calls' lines are written as the server writes them, to a file that keeps none
