@@ -24,8 +24,9 @@ from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.e2e.helpers import TS, TSX, check_refusals, run_node, run_script
 from tests.lost_reply import LostReplyProxy, script_sha
-from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
+from tests.reliability.overloaded import call_slot_held, watch_slot_held
 from tests.reliability.support import game_id
+from tests.scrape import metric, wait_metric
 
 
 def test_typescript_typechecks(typescript: Path) -> None:

@@ -1,43 +1,19 @@
 """Servers kept full for the overload tests: their one call slot held by a call waiting for a
-stopped Redis, or their one watch-stream slot by an open stream; and their metrics read."""
+stopped Redis, or their one watch-stream slot by an open stream."""
 
 from __future__ import annotations
 
 import signal
 import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import grpc
-from prometheus_client.parser import text_string_to_metric_families
 
 from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
-
-
-def metric(port: int, name: str, **labels: str) -> float:
-    """The sum of the samples of `name` with `labels` on the server's --metrics-port."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
-        text = reply.read().decode()
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items())
-    )
-
-
-def wait_metric(
-    port: int, name: str, at_least: float, timeout: float = 30.0, **labels: str
-) -> None:
-    deadline = time.monotonic() + timeout
-    while metric(port, name, **labels) < at_least:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{name}{labels} did not reach {at_least} within {timeout} s")
-        time.sleep(0.005)
+from tests.scrape import wait_metric
 
 
 @contextmanager

@@ -41,8 +41,9 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.reliability.figures import record
-from tests.reliability.overloaded import call_slot_held, metric, wait_metric, watch_slot_held
+from tests.reliability.overloaded import call_slot_held, watch_slot_held
 from tests.reliability.support import game_id
+from tests.scrape import metric, wait_metric
 from tests.service.helpers import status_of
 
 FIRED = 5_000

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from croupier.play import options_for
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.service.redis_store import UPDATE_SCRIPT
 from tests.lost_reply import LostReplyProxy, script_sha
+from tests.scrape import metrics_text, wait_metric
 from tests.service.helpers import finish
 
 OPERATOR_KEY = "op-lobby-operations"
@@ -71,9 +71,9 @@ def test_each_lobby_rpc_is_logged_and_counted(store_url: str, tmp_path: Path) ->
         finish([operator], game.name, credentials, seed=2)
         record = anonymous.record(game.name, credentials[1])
         rematch = anonymous.rematch(game.name, credentials[0])
-        time.sleep(0.3)  # the log lines are written after the answers
-        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read()
-    metrics = text.decode()
+        # The rematch's metrics and log line are written in the turn of the loop after its answer.
+        wait_metric(port, "croupier_rpc_calls_total", 2, rpc="CreateGame", code="OK")
+        metrics = metrics_text(port)
     for rpc in LOBBY_RPCS:
         assert f'croupier_rpc_latency_seconds_bucket{{le="0.5",rpc="{rpc}"}}' in metrics, rpc
     ok = 'code="OK",game_type="whats_your_name",reason=""'

@@ -27,6 +27,7 @@ from croupier.local import LocalServer
 from croupier.service import keys, logs
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
+from tests.scrape import metrics_text, wait_metric
 from tests.service.helpers import create, game_id
 
 
@@ -79,15 +80,19 @@ def test_one_json_log_line_per_request_without_credentials(
     seat = game.view.active_seats[0]
     move = client.legal_moves(game.name, game.seat_credentials[seat])[0]
     client.apply(game.name, game.seat_credentials[seat], move)
-    time.sleep(0.2)
+    # The line is written in the turn of the server's loop after the answer.
+    deadline = time.monotonic() + 10
+    while True:
+        applied = [
+            line for line in _log_events(server_log)
+            if line.get("rpc") == "ApplyMove" and line.get("game") == game_id(game.name)
+        ]  # fmt: skip
+        if applied or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     text = server_log.read_text()
     for credential in game.seat_credentials:
         assert credential not in text
-    lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
-    applied = [
-        line for line in lines
-        if line.get("rpc") == "ApplyMove" and line.get("game") == game_id(game.name)
-    ]  # fmt: skip
     assert len(applied) == 1
     (line,) = applied
     assert line["outcome"] == "OK"
@@ -230,7 +235,7 @@ def test_prometheus_metrics_are_served(tmp_path: Path) -> None:
         client.apply(game.name, game.seat_credentials[seat], move)
         stream = client.watch(game.name)
         next(stream)
-        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+        text = metrics_text(port)
         stream.close()
     applied = 'code="OK",game_type="vampire_queen",reason="",rpc="ApplyMove"'
     assert f"croupier_rpc_calls_total{{{applied}}} 1.0" in text
@@ -273,12 +278,6 @@ def test_benchmark_echo_runs_through_the_same_call_handling(store_url: str, tmp_
     assert '"rpc": "Echo"' in server_log.read_text()
 
 
-def _scrape(host: str, port: int) -> str:
-    url = f"http://{host}:{port}/metrics"
-    text: str = urllib.request.urlopen(url, timeout=5).read().decode()
-    return text
-
-
 def test_metrics_count_refusals_by_reason_without_created_series() -> None:
     """RATE_LIMITED and SEAT_LIMIT are both RESOURCE_EXHAUSTED: the reason label tells them
     apart. No `_created` series are exported."""
@@ -304,7 +303,9 @@ def test_metrics_count_refusals_by_reason_without_created_series() -> None:
         assert reasons
         assert set(reasons) == {"RATE_LIMITED"}
         limited = len(reasons)
-        text = _scrape("127.0.0.1", port)
+        # The last refusal is counted in the turn of the server's loop after its answer.
+        wait_metric(port, "croupier_rpc_calls_total", limited, rpc="GetGame", reason="RATE_LIMITED")
+        text = metrics_text(port)
     assert "_created" not in text
     seat_limit = (
         'code="RESOURCE_EXHAUSTED",game_type="vampire_queen",reason="SEAT_LIMIT",rpc="CreateGame"'
@@ -323,18 +324,18 @@ def test_metrics_port_binds_the_server_host() -> None:
         EmbeddedRedis() as store,
         LocalServer(store.url, extra_args=("--metrics-port", str(port))),
     ):
-        assert "croupier_rpc_calls" in _scrape("127.0.0.1", port)
+        assert "croupier_rpc_calls" in metrics_text(port)
         # 127.0.0.2 is on the loopback interface too, but not the address given.
         with pytest.raises(urllib.error.URLError) as caught:
-            _scrape("127.0.0.2", port)
+            metrics_text(port, "127.0.0.2")
         assert isinstance(caught.value.reason, ConnectionRefusedError)
     port = free_port()
     with (
         EmbeddedRedis() as store,
         LocalServer(store.url, extra_args=("--host", "[::]", "--metrics-port", str(port))),
     ):
-        assert "croupier_rpc_calls" in _scrape("127.0.0.1", port)
-        assert "croupier_rpc_calls" in _scrape("[::1]", port)
+        assert "croupier_rpc_calls" in metrics_text(port)
+        assert "croupier_rpc_calls" in metrics_text(port, "[::1]")
 
 
 def _log_events(path: Path) -> list[dict[str, object]]:

@@ -6,20 +6,18 @@ redis-server and real server processes; the failure is Redis's own (a key of the
 from __future__ import annotations
 
 import contextlib
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
-from prometheus_client.parser import text_string_to_metric_families
 
 from croupier.client import Croupier
 from croupier.local import LocalServer, free_port
 from croupier.play import options_for
 from croupier.service import keys
 from croupier.service.embedded_redis import EmbeddedRedis
+from tests.scrape import counted
 from tests.service.helpers import finish
 
 
@@ -57,32 +55,11 @@ def logged(log: Path, event: str) -> list[str]:
     return [line for line in log.read_text().splitlines() if f'"event": "{event}"' in line]
 
 
-def counter(port: int, name: str, labels: dict[str, str] | None = None) -> float:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
-        text = reply.read().decode()
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == name and (labels is None or dict(sample.labels) == labels):
-                return sample.value
-    return 0.0
-
-
-def counted(port: int, name: str, labels: dict[str, str] | None, expected: int) -> float:
-    """The counter once it has reached `expected`, or after 20 s: a refusal is counted when
-    Redis's reply comes, which on a busy machine may be after the call that sent it answered."""
-    deadline = time.monotonic() + 20
-    value = counter(port, name, labels)
-    while value < expected and time.monotonic() < deadline:
-        time.sleep(0.05)
-        value = counter(port, name, labels)
-    return value
-
-
 def assert_refusals(port: int, lost: str, operation: str, expected: int) -> None:
     """`expected` refusals, each counted once in `lost` and once as a store error."""
-    errors = {"operation": operation}
-    counts = counted(port, lost, None, expected), counted(port, STORE_ERRORS, errors, expected)
-    assert counts == (expected, expected)
+    # A refusal is counted when Redis's reply comes, after the call that sent it answered.
+    errors = counted(port, STORE_ERRORS, expected, operation=operation)
+    assert (counted(port, lost, expected), errors) == (expected, expected)
 
 
 STORE_ERRORS = "croupier_store_errors_total"
