@@ -31,6 +31,14 @@ class Settings:
         " installed",
     )
     workers: int = _setting(1, "CROUPIER_WORKERS", "server processes sharing the port")
+    cpu_policy: str = _setting(
+        "normal",
+        "CROUPIER_CPU_POLICY",
+        "Linux scheduling policy of the server's threads: normal, or batch for cores given to"
+        " the server alone (less CPU per call; with other work on its cores, milliseconds"
+        " more per call: docs/deployment.md)",
+        choices=["normal", "batch"],
+    )
     log_format: str = _setting(
         "json", "CROUPIER_LOG_FORMAT", "json or console", choices=["json", "console"]
     )

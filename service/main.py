@@ -117,10 +117,26 @@ def _event_loop_policy() -> None:
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
+def set_cpu_policy(policy: str) -> None:
+    """Put this process's thread under `policy` (config.Settings.cpu_policy) before it starts
+    any other: the threads gRPC, the metrics server and --workers start inherit it. Under
+    SCHED_BATCH a thread that wakes does not preempt the one running, so gRPC's helper threads
+    wait for the event loop to block or its time slice to end instead of interrupting it
+    several times per call (docs/performance.md, "The server's threads on one core")."""
+    if policy == "normal":
+        return
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError) as exc:  # not Linux, or refused
+        raise SystemExit(f"--cpu-policy {policy}: cannot set SCHED_BATCH here ({exc})") from exc
+
+
 def main(argv: list[str] | None = None) -> None:
     settings = config.parse(argv)
     logs.configure(settings.log_format, settings.log_level)
     with default_redis_url(settings) as redis_url:
+        # After the embedded redis-server started: it keeps the normal policy.
+        set_cpu_policy(settings.cpu_policy)
         if settings.workers > 1:
             if redis_url is None:
                 raise SystemExit("--workers needs Redis: give --redis-url or install redis-server")

@@ -159,6 +159,7 @@ async def start(settings: Settings, store: Store) -> Running:
         operator_key=bool(settings.operator_key),
         protobuf=api_implementation.Type(),
         event_loop=type(asyncio.get_running_loop()).__module__,
+        cpu_policy=settings.cpu_policy,
     )
     return running
 

@@ -24,7 +24,7 @@ def test_readme_settings_exist() -> None:
     flags = set(re.findall(r"`(--[a-z-]+)`", readme))
     parse([])  # the defaults parse
     for flag in flags - {"--target", "--game", "--players", "--bots", "--seed", "--human"}:
-        value = "1" if flag not in ("--log-format",) else "json"
+        value = {"--log-format": "json", "--cpu-policy": "batch"}.get(flag, "1")  # choices
         if flag in ("--tls-cert", "--tls-key"):
             continue  # they go together and need files
         if flag in ("--benchmark-service", "--feed-moves"):  # a switch: no value

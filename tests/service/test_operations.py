@@ -391,3 +391,66 @@ def test_workers_line_names_every_port(tmp_path: Path) -> None:
     assert len(listening) == 2
     assert {e["web_port"] for e in listening} == {web_port}
     assert {e["metrics_port"] for e in listening} == {metrics_port, metrics_port + 1}
+
+
+SCHED_OTHER, SCHED_BATCH = 0, 3
+
+
+def _thread_policies(pid: int) -> set[int]:
+    """The scheduling policy of every thread of `pid` (field 41 of /proc/PID/task/TID/stat)."""
+    policies = set()
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        policies.add(int(fields[38]))
+    return policies
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_cpu_policy_batch_puts_every_server_thread_under_sched_batch(tmp_path: Path) -> None:
+    """--cpu-policy batch: every thread of the server (the event loop's, gRPC's, the metrics
+    server's) is SCHED_BATCH and the server plays as before; its private redis-server, started
+    first, keeps the normal policy. The default leaves every thread normal."""
+    log_path = tmp_path / "server.log"
+    extra = ("--cpu-policy", "batch", "--metrics-port", str(free_port()))
+    with (
+        log_path.open("wb") as log,
+        LocalServer(extra_args=extra, log_level="info", stderr=log.fileno()) as server,
+        Croupier(server.target) as client,
+    ):
+        game = create(client, "one_card", 2, seed=8)
+        seat = game.view.active_seats[0]
+        move = client.legal_moves(game.name, game.seat_credentials[seat])[0]
+        assert client.apply(game.name, game.seat_credentials[seat], move).view.move_count == 1
+        assert server.process is not None
+        assert _thread_policies(server.process.pid) == {SCHED_BATCH}
+        (redis_pid,) = _children(server.process.pid)
+        assert _thread_policies(redis_pid) == {SCHED_OTHER}
+    (line,) = [e for e in _log_events(log_path) if e.get("event") == "listening"]
+    assert line["cpu_policy"] == "batch"
+    with EmbeddedRedis() as store, LocalServer(store.url) as server:
+        assert server.process is not None
+        assert _thread_policies(server.process.pid) == {SCHED_OTHER}
+
+
+def test_cpu_policy_reaches_every_worker(tmp_path: Path) -> None:
+    log_path = tmp_path / "workers.log"
+    with EmbeddedRedis() as store, log_path.open("wb") as log:
+        server = LocalServer(
+            store.url,
+            extra_args=("--workers", "2", "--cpu-policy", "batch"),
+            log_level="info",
+            env={"PYTHONUNBUFFERED": "1"},
+            stderr=log.fileno(),
+        ).start()
+        try:
+            deadline = time.monotonic() + 30
+            while len(_listening_pids(log_path)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            pids = _listening_pids(log_path)
+            assert len(pids) == 2
+            assert {policy for pid in pids for policy in _thread_policies(pid)} == {SCHED_BATCH}
+        finally:
+            server.stop(timeout=30)
