@@ -95,6 +95,25 @@ def server_cpu_seconds(pid: int) -> tuple[float, float]:
     return user, system
 
 
+def context_switches(pid: int) -> int:
+    """Context switches so far, voluntary and forced, of every thread of a server process and
+    of its descendants that are not redis-server (as `server_cpu_seconds`). On one core each
+    is a hand-off between the event loop and gRPC's threads, and a dear one: docs/
+    performance.md, "The server's threads on one core"."""
+    switches = 0
+    for tid in threads_of(pid):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines():
+                if "ctxt_switches:" in line:
+                    switches += int(line.split()[1])
+    for child in children_of(pid):
+        with contextlib.suppress(FileNotFoundError):
+            if Path(f"/proc/{child}/comm").read_text().startswith("redis-server"):
+                continue
+        switches += context_switches(child)
+    return switches
+
+
 def cpu_seconds(label: str, pid: int) -> tuple[float, float]:
     """The CPU time of a monitored process: a server's with its workers."""
     return server_cpu_seconds(pid) if label == "server" else process_cpu_seconds(pid)

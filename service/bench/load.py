@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from croupier.service.bench.cpu import cpu_seconds, start_py_spy
+from croupier.service.bench.cpu import context_switches, cpu_seconds, start_py_spy
 from croupier.service.bench.spec import ClientSpec, Phase
 from croupier.service.bench.stats import Sample
 from croupier.v1.benchmark_service_pb2_grpc import BenchmarkServiceStub
@@ -98,6 +98,8 @@ class Load:
             _, before = await self._redis_snapshot(redis_client)
         wall, own = time.perf_counter(), time.process_time()
         others = {label: cpu_seconds(label, pid) for label, pid in self.spec.monitor.items()}
+        server = self.spec.monitor.get("server")
+        switches = context_switches(server) if server is not None else 0
         profiler = self._start_profiler()
         await sleep_until(self.window_end)
         elapsed = time.perf_counter() - wall
@@ -107,6 +109,10 @@ class Load:
             user, system = cpu_seconds(label, pid)
             self.sample.monitored[label] = (user + system - sum(others[label])) / elapsed
             self.sample.monitored[f"{label}_sys"] = (system - others[label][1]) / elapsed
+        if server is not None:
+            self.sample.monitored["server_switches"] = (
+                context_switches(server) - switches
+            ) / elapsed
         if redis_client is not None and before is not None:
             from croupier.service.bench.redis_stats import window_delta
 

@@ -125,6 +125,8 @@ def _print_cpu(cpu: dict[str, Any], out: TextIO) -> None:
             for key, unit in ((f"{label}_us_per_call", "call"), (f"{label}_us_per_move", "move"))
             if entry.get(key) is not None
         ]
+        if entry.get("server_switches_per_call") is not None:
+            extra.append(f"server {entry['server_switches_per_call']} context switches per call")
         tail = f"; CPU: {', '.join(extra)}" if extra else ""
         print(f"cpu {phase} (share of one core): {', '.join(parts)}{tail}", file=out)
 

@@ -167,6 +167,9 @@ def _cpu(sample: Sample) -> dict[str, Any]:
             entry[f"{label}_us_per_call"] = num(share * sample.window_s / calls * 1e6, 1)
         if applied:
             entry[f"{label}_us_per_move"] = num(share * sample.window_s / applied * 1e6, 1)
+    switches = sample.monitored.get("server_switches")
+    if switches is not None and calls:
+        entry["server_switches_per_call"] = num(switches * sample.window_s / calls, 1)
     return entry
 
 

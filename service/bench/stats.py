@@ -25,7 +25,8 @@ class Sample:
     finished_names: dict[str, list[str]] = field(default_factory=dict)
     window_s: float = 0.0
     client_cpu: list[float] = field(default_factory=list)  # share of a core, one per process
-    monitored: dict[str, float] = field(default_factory=dict)  # label -> share of a core
+    # label -> share of a core; "server_switches": the server's context switches per second
+    monitored: dict[str, float] = field(default_factory=dict)
     redis: dict[str, Any] = field(default_factory=dict)  # INFO deltas over the window
 
     def latency_list(self, key: str) -> list[float]:

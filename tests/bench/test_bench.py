@@ -87,8 +87,10 @@ def test_service_bench_replays_moves_plays_games_and_measures_the_baseline(
     for size in ("request_bytes", "response_bytes"):
         assert report["baseline"][size] == pytest.approx(report["apply_move"][size], abs=1)
     assert report["errors"] == {}
-    # The server was started here: its CPU and its Redis are known.
+    # The server was started here: its CPU, its context switches and its Redis are known.
     assert report["cpu"]["replay"]["server"] > 0
+    for phase in ("replay", "baseline"):
+        assert report["cpu"][phase]["server_switches_per_call"] > 0, phase
     redis = report["redis"]
     # The bench lists the moves and then applies one through the same server process, which
     # so remembers the game's current state: the move is the atomic write alone.
