@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import pytest
 
 from croupier.service.config import parse, parse_bool, to_args
+from croupier.service.main import set_cpu_policy
 
 
 @pytest.mark.parametrize("word", ["1", "true", "True", "YES", "on", " true "])
@@ -59,3 +61,18 @@ def test_to_args_gives_the_same_settings_again(reuse_port: bool) -> None:
     assert parse(args, environ=environ) == settings
     # A boolean turned off by a flag stays off.
     assert parse(["--no-reuse-port"], environ={}).reuse_port is False
+
+
+def test_a_cpu_policy_the_system_refuses_stops_the_server_with_a_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Linux always grants SCHED_BATCH (tests/service/test_operations.py starts real servers
+    with it); elsewhere the call is missing or refused, which must not go unnoticed."""
+
+    def refuse(pid: int, policy: int, param: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "sched_setscheduler", refuse)
+    set_cpu_policy("normal")  # asks for nothing
+    with pytest.raises(SystemExit, match="--cpu-policy batch: cannot set SCHED_BATCH here"):
+        set_cpu_policy("batch")
