@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import signal
@@ -10,6 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -172,34 +174,41 @@ def _listening_pids(log_path: Path) -> set[int]:
     return {e["pid"] for e in map(json.loads, lines) if e.get("event") == "listening"}
 
 
-def test_workers_share_one_port(tmp_path: Path) -> None:
-    """--workers 2 runs two processes on one port (SO_REUSEPORT); connections reach both."""
-    log_path = tmp_path / "workers.log"
+@contextlib.contextmanager
+def _two_workers(log_path: Path, *flags: str) -> Iterator[LocalServer]:
+    """`croupier-server --workers 2` on a Redis of its own, its log in `log_path`, once both
+    workers logged "listening" (the first one alone already answers); at the end SIGTERM, and
+    a clean exit."""
     with EmbeddedRedis() as store, log_path.open("wb") as log:
         server = LocalServer(
             store.url,
-            extra_args=("--workers", "2"),
+            extra_args=("--workers", "2", *flags),
             log_level="info",
             env={"PYTHONUNBUFFERED": "1"},  # as the image runs it
             stderr=log.fileno(),
         ).start()
         try:
-            # Each worker logs "listening" once its port is open; the first one alone already
-            # answers, so wait for both before counting who serves.
             deadline = time.monotonic() + 30
             while len(_listening_pids(log_path)) < 2 and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert len(_listening_pids(log_path)) == 2, "the second worker did not start"
-            game = None
-            for _ in range(24):
-                with Croupier(server.target) as client:
-                    if game is None:
-                        game = create(client, "vampire_queen", 3, seed=12)
-                    client.get(game.name)
-        finally:
-            assert server.process is not None
-            server.process.send_signal(signal.SIGTERM)
-            assert server.process.wait(timeout=30) == 0
+            yield server
+        except BaseException:
+            server.stop(timeout=30)
+            raise
+        assert server.stop(timeout=30) == 0
+
+
+def test_workers_share_one_port(tmp_path: Path) -> None:
+    """--workers 2 runs two processes on one port (SO_REUSEPORT); connections reach both."""
+    log_path = tmp_path / "workers.log"
+    with _two_workers(log_path) as server:
+        game = None
+        for _ in range(24):
+            with Croupier(server.target) as client:
+                if game is None:
+                    game = create(client, "vampire_queen", 3, seed=12)
+                client.get(game.name)
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
     serving = {line["pid"] for line in lines if line.get("rpc") == "GetGame"}
     assert len(serving) == 2, f"GetGame calls were served by {len(serving)} process(es)"
@@ -368,21 +377,9 @@ def test_listening_line_names_every_port(tmp_path: Path) -> None:
 def test_workers_line_names_every_port(tmp_path: Path) -> None:
     web_port, metrics_port = free_port(), free_port()
     log_path = tmp_path / "workers.log"
-    with EmbeddedRedis() as store, log_path.open("wb") as log:
-        server = LocalServer(
-            store.url,
-            extra_args=("--workers", "2", "--web-port", str(web_port),
-                        "--metrics-port", str(metrics_port)),
-            log_level="info",
-            env={"PYTHONUNBUFFERED": "1"},
-            stderr=log.fileno(),
-        ).start()  # fmt: skip
-        try:
-            deadline = time.monotonic() + 30
-            while len(_listening_pids(log_path)) < 2 and time.monotonic() < deadline:
-                time.sleep(0.05)
-        finally:
-            server.stop(timeout=30)
+    flags = ("--web-port", str(web_port), "--metrics-port", str(metrics_port))
+    with _two_workers(log_path, *flags) as server:
+        pass
     events = _log_events(log_path)
     (workers,) = [e for e in events if e.get("event") == "workers"]
     assert (workers["port"], workers["web_port"]) == (server.port, web_port)
@@ -436,21 +433,6 @@ def test_cpu_policy_batch_puts_every_server_thread_under_sched_batch(tmp_path: P
 
 
 def test_cpu_policy_reaches_every_worker(tmp_path: Path) -> None:
-    log_path = tmp_path / "workers.log"
-    with EmbeddedRedis() as store, log_path.open("wb") as log:
-        server = LocalServer(
-            store.url,
-            extra_args=("--workers", "2", "--cpu-policy", "batch"),
-            log_level="info",
-            env={"PYTHONUNBUFFERED": "1"},
-            stderr=log.fileno(),
-        ).start()
-        try:
-            deadline = time.monotonic() + 30
-            while len(_listening_pids(log_path)) < 2 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            pids = _listening_pids(log_path)
-            assert len(pids) == 2
-            assert {policy for pid in pids for policy in _thread_policies(pid)} == {SCHED_BATCH}
-        finally:
-            server.stop(timeout=30)
+    with _two_workers(tmp_path / "workers.log", "--cpu-policy", "batch"):
+        pids = _listening_pids(tmp_path / "workers.log")
+        assert {policy for pid in pids for policy in _thread_policies(pid)} == {SCHED_BATCH}
