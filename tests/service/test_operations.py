@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -374,8 +375,22 @@ def test_listening_line_names_every_port(tmp_path: Path) -> None:
     assert (line["web_port"], line["metrics_port"]) == (web_port, metrics_port)
 
 
+def _consecutive_free_ports(count: int) -> int:
+    """The first of `count` consecutive free ports: worker i of --workers serves its metrics
+    on --metrics-port + i (a port taken by another test's server would make it fail to start)."""
+    while True:
+        first = free_port()
+        with contextlib.ExitStack() as held:
+            try:
+                for offset in range(count):
+                    held.enter_context(socket.socket()).bind(("127.0.0.1", first + offset))
+            except OSError:
+                continue
+            return first
+
+
 def test_workers_line_names_every_port(tmp_path: Path) -> None:
-    web_port, metrics_port = free_port(), free_port()
+    web_port, metrics_port = free_port(), _consecutive_free_ports(2)
     log_path = tmp_path / "workers.log"
     flags = ("--web-port", str(web_port), "--metrics-port", str(metrics_port))
     with _two_workers(log_path, *flags) as server:
