@@ -35,18 +35,25 @@ def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("logs") / "server-a.log"
 
 
+# The shared servers answer the anonymous calls (reads, spectators' streams) of every test on
+# a worker, all from one address: on a fast machine more than the default 100 a second. The
+# limits are tested on servers of their own (test_access.py, test_security_limits.py).
+UNLIMITED = ("--anonymous-rate-limit", "0")
+
+
 @pytest.fixture(scope="session")
 def server_a(store_url: str, server_log: Path) -> Iterator[LocalServer]:
     with (
         server_log.open("wb") as log,
-        LocalServer(store_url, log_level="info", stderr=log.fileno()) as server,
-    ):
+        LocalServer(store_url, log_level="info", stderr=log.fileno(), extra_args=UNLIMITED)
+        as server,
+    ):  # fmt: skip
         yield server
 
 
 @pytest.fixture(scope="session")
 def server_b(store_url: str) -> Iterator[LocalServer]:
-    with LocalServer(store_url, stderr=subprocess.DEVNULL) as server:
+    with LocalServer(store_url, stderr=subprocess.DEVNULL, extra_args=UNLIMITED) as server:
         yield server
 
 
