@@ -80,37 +80,38 @@ def process_cpu_seconds(pid: int) -> tuple[float, float]:
     return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
 
 
-def server_cpu_seconds(pid: int) -> tuple[float, float]:
-    """User and system CPU time of a server process and of its descendants that are not
-    redis-server (the processes of `croupier-server --workers N`; its private Redis is measured
-    on its own)."""
-    user, system = process_cpu_seconds(pid)
+def server_processes(pid: int) -> Iterator[int]:
+    """A server process and its descendants that are not redis-server: the processes of
+    `croupier-server --workers N` (its private Redis is measured on its own)."""
+    yield pid
     for child in children_of(pid):
         with contextlib.suppress(FileNotFoundError):
             if Path(f"/proc/{child}/comm").read_text().startswith("redis-server"):
                 continue
-        more = server_cpu_seconds(child)
+        yield from server_processes(child)
+
+
+def server_cpu_seconds(pid: int) -> tuple[float, float]:
+    """User and system CPU time of a server's processes (`server_processes`)."""
+    user, system = process_cpu_seconds(pid)
+    for process in list(server_processes(pid))[1:]:
+        more = process_cpu_seconds(process)
         if not math.isnan(more[0]):
             user, system = user + more[0], system + more[1]
     return user, system
 
 
 def context_switches(pid: int) -> int:
-    """Context switches so far, voluntary and forced, of every thread of a server process and
-    of its descendants that are not redis-server (as `server_cpu_seconds`). On one core each
-    is a hand-off between the event loop and gRPC's threads, and a dear one: docs/
-    performance.md, "The server's threads on one core"."""
+    """Context switches so far, voluntary and forced, of every thread of a server's processes
+    (`server_processes`). On one core each is a hand-off between the event loop and gRPC's
+    threads, and a dear one: docs/performance.md, "The server's threads on one core"."""
     switches = 0
-    for tid in threads_of(pid):
-        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-            for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines():
-                if "ctxt_switches:" in line:
-                    switches += int(line.split()[1])
-    for child in children_of(pid):
-        with contextlib.suppress(FileNotFoundError):
-            if Path(f"/proc/{child}/comm").read_text().startswith("redis-server"):
-                continue
-        switches += context_switches(child)
+    for process in server_processes(pid):
+        for tid in threads_of(process):
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                for line in Path(f"/proc/{process}/task/{tid}/status").read_text().splitlines():
+                    if "ctxt_switches:" in line:
+                        switches += int(line.split()[1])
     return switches
 
 
