@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -28,6 +29,7 @@ from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.service import keys, logs
+from croupier.service.bench.cpu import children_of
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.scrape import metrics_text, wait_metric
@@ -405,9 +407,6 @@ def test_workers_line_names_every_port(tmp_path: Path) -> None:
     assert {e["metrics_port"] for e in listening} == {metrics_port, metrics_port + 1}
 
 
-SCHED_OTHER, SCHED_BATCH = 0, 3
-
-
 def _thread_policies(pid: int) -> set[int]:
     """The scheduling policy of every thread of `pid` (field 41 of /proc/PID/task/TID/stat)."""
     policies = set()
@@ -415,10 +414,6 @@ def _thread_policies(pid: int) -> set[int]:
         fields = stat.read_text().rsplit(")", 1)[1].split()
         policies.add(int(fields[38]))
     return policies
-
-
-def _children(pid: int) -> list[int]:
-    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
 def test_cpu_policy_batch_puts_every_server_thread_under_sched_batch(tmp_path: Path) -> None:
@@ -437,17 +432,17 @@ def test_cpu_policy_batch_puts_every_server_thread_under_sched_batch(tmp_path: P
         move = client.legal_moves(game.name, game.seat_credentials[seat])[0]
         assert client.apply(game.name, game.seat_credentials[seat], move).view.move_count == 1
         assert server.process is not None
-        assert _thread_policies(server.process.pid) == {SCHED_BATCH}
-        (redis_pid,) = _children(server.process.pid)
-        assert _thread_policies(redis_pid) == {SCHED_OTHER}
+        assert _thread_policies(server.process.pid) == {os.SCHED_BATCH}
+        (redis_pid,) = children_of(server.process.pid)
+        assert _thread_policies(redis_pid) == {os.SCHED_OTHER}
     (line,) = [e for e in _log_events(log_path) if e.get("event") == "listening"]
     assert line["cpu_policy"] == "batch"
     with EmbeddedRedis() as store, LocalServer(store.url) as server:
         assert server.process is not None
-        assert _thread_policies(server.process.pid) == {SCHED_OTHER}
+        assert _thread_policies(server.process.pid) == {os.SCHED_OTHER}
 
 
 def test_cpu_policy_reaches_every_worker(tmp_path: Path) -> None:
     with _two_workers(tmp_path / "workers.log", "--cpu-policy", "batch"):
         pids = _listening_pids(tmp_path / "workers.log")
-        assert {policy for pid in pids for policy in _thread_policies(pid)} == {SCHED_BATCH}
+        assert {policy for pid in pids for policy in _thread_policies(pid)} == {os.SCHED_BATCH}
