@@ -96,6 +96,9 @@ def test_service_bench_replays_moves_plays_games_and_measures_the_baseline(
     # so remembers the game's current state: the move is the atomic write alone.
     assert redis["apply_move"]["round_trips_max"] == 1
     assert redis["list_legal_moves"]["round_trips_max"] == 1
+    # Only its own read: a window that also held an earlier call's feed entry, written without
+    # waiting, is left out.
+    assert redis["list_legal_moves"]["commands_per_call"] == {"hmget": 1.0}
     per_move = redis["replay"]["replay"]
     # The write of each move (and CreateGame's, calls crossing the window's ends); fewer when
     # commands of calls in flight together reach Redis in one read.
