@@ -156,6 +156,13 @@ class Settings:
         "port of the web gateway for browsers (gRPC-Web and the Connect protocol; 0: any free"
         " port); off when unset",
     )
+    unary_port: int | None = _setting(
+        None,
+        "CROUPIER_UNARY_PORT",
+        "a second gRPC port where a synchronous server takes the unary calls (every method but"
+        " WatchGame) for the same servicer: cheaper per call on some machines (docs/api.md,"
+        ' "The unary port"); 0: any free port; off when unset',
+    )
     web_origins: str = _setting(
         "",
         "CROUPIER_WEB_ORIGINS",

@@ -181,6 +181,11 @@ IN_FLIGHT = Gauge(
     "croupier_calls_in_flight",
     "Calls (not counting watch streams) being handled on this process.",
 )
+UNARY_PORT_CALLS = Gauge(
+    "croupier_unary_port_calls",
+    "Calls taken on the unary port (--unary-port) and not yet done: waiting for one of its"
+    " threads or running; bounded by --max-calls-in-flight.",
+)
 
 
 @functools.cache

@@ -46,13 +46,21 @@ class Bound:
         if self.limit <= 0 or self.current < self.limit:
             self.current += 1
             return
-        metrics.overloaded(self.kind, rpc).inc()
-        self._note_refusal()
+        self.count_refusal(rpc)
+        raise self.refusal()
+
+    def refusal(self) -> errors.ServiceError:
+        """The OVERLOADED error of a call beyond the bound, with its retry delay."""
         delay = self.retry_seconds * random.uniform(0.5, 1.5)
-        raise errors.overloaded(
+        return errors.overloaded(
             f"this server has {self.limit} {self.kind} under way; retry in {delay:.2f} s",
             delay,
         )
+
+    def count_refusal(self, rpc: str) -> None:
+        """Count a refusal, and log it sampled (on the event loop's thread)."""
+        metrics.overloaded(self.kind, rpc).inc()
+        self._note_refusal()
 
     def leave(self) -> None:
         self.current -= 1

@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 import structlog
 from google.protobuf import message_factory
+from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.internal import api_implementation
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
@@ -24,6 +25,7 @@ from croupier.service.calls import lenient
 from croupier.service.config import Settings
 from croupier.service.servicer import GameService
 from croupier.service.store import Store
+from croupier.service.unary_port import UnaryPort, start_unary_port
 from croupier.service.web_gateway import WebGateway, start_web_gateway
 from croupier.v1 import benchmark_service_pb2, game_service_pb2
 
@@ -35,11 +37,12 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 LIVENESS = "liveness"
 MAX_SEND_BYTES = 4 * 1024 * 1024
 HEALTH_INTERVAL_SECONDS = 1.0
-# grpc-core queues the calls that arrive while the event loop has not yet asked for them (it
-# asks for one at a time per method) and, once 1,000 wait there, cancels new ones at random
-# (every one beyond 3,000) before this code sees them: the client got CANCELLED, and nothing
-# was logged or counted. Every call is handed over instead; the bounds of service/overload.py
-# answer the excess, cheaply, with OVERLOADED.
+# grpc-core queues the calls that arrive while a server has not yet asked for them (grpc.aio
+# asks for one at a time per method, the unary port's synchronous server one at a time) and,
+# once 1,000 wait there, cancels new ones at random (every one beyond 3,000) before this code
+# sees them: the client got CANCELLED, and nothing was logged or counted. Every call is handed
+# over instead; the bounds of service/overload.py (and service/unary_port.py) answer the
+# excess, cheaply, with OVERLOADED.
 CORE_PENDING_CALLS = 2**31 - 1
 
 
@@ -71,6 +74,7 @@ class Running:
     _monitor: asyncio.Task[None] | None = None
     _clocks: asyncio.Task[None] | None = None
     web: WebGateway | None = None
+    unary: UnaryPort | None = None
 
     async def stop(self, grace: float, delay: float = 0.0) -> None:
         """NOT_SERVING first, so balancers stop sending (for `delay` seconds new calls are still
@@ -83,34 +87,39 @@ class Running:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        if self.web is not None:
-            await asyncio.gather(self.server.stop(grace), self.web.stop(grace))
-        else:
-            await self.server.stop(grace)
+        await asyncio.gather(
+            self.server.stop(grace),
+            *([self.web.stop(grace)] if self.web is not None else []),
+            *([self.unary.stop(grace)] if self.unary is not None else []),
+        )
 
 
 async def start(settings: Settings, store: Store) -> Running:
     """Start serving on settings.host:settings.port (port 0: a free port)."""
     if api_implementation.Type() != "upb":
         log.warning("slow_protobuf", backend=api_implementation.Type(), expected="upb")
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", settings.max_message_bytes),
-            ("grpc.max_send_message_length", MAX_SEND_BYTES),
-            ("grpc.so_reuseport", 1 if settings.reuse_port else 0),
-            ("grpc.server.max_pending_requests", CORE_PENDING_CALLS),
-            ("grpc.server.max_pending_requests_hard_limit", CORE_PENDING_CALLS),
-        ]
-    )
+    options = [
+        ("grpc.max_receive_message_length", settings.max_message_bytes),
+        ("grpc.max_send_message_length", MAX_SEND_BYTES),
+        ("grpc.so_reuseport", 1 if settings.reuse_port else 0),
+        ("grpc.server.max_pending_requests", CORE_PENDING_CALLS),
+        ("grpc.server.max_pending_requests_hard_limit", CORE_PENDING_CALLS),
+    ]
+    server = grpc.aio.server(options=options)
     servicer = GameService(store, settings)
     add_game_service(servicer, server)
     reflected = [SERVICE_NAME]
+    services: list[tuple[object, ServiceDescriptor]] = [
+        (servicer, game_service_pb2.DESCRIPTOR.services_by_name["GameService"])
+    ]
     # Echo only when asked (croupier-bench's baseline): never on a production port by default.
     if settings.benchmark_service:
-        _add_service(BenchmarkService(servicer), server, benchmark_service_pb2, "BenchmarkService")
-        reflected.append(
-            benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"].full_name
+        benchmark = BenchmarkService(servicer)
+        _add_service(benchmark, server, benchmark_service_pb2, "BenchmarkService")
+        services.append(
+            (benchmark, benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"])
         )
+        reflected.append(services[-1][1].full_name)
     health = Health()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -122,14 +131,25 @@ async def start(settings: Settings, store: Store) -> Running:
         server,
     )
     address = f"{settings.host}:{settings.port}"
-    if settings.tls_cert and settings.tls_key:
-        port = server.add_secure_port(address, _tls(settings.tls_cert, settings.tls_key))
-    else:
-        port = server.add_insecure_port(address)
+    tls = (
+        _tls(settings.tls_cert, settings.tls_key)
+        if settings.tls_cert and settings.tls_key
+        else None
+    )
+    port = server.add_secure_port(address, tls) if tls else server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot bind {settings.host}:{settings.port}")
     await server.start()
     running = Running(server, port, health, store)
+    if settings.unary_port is not None:
+        running.unary = start_unary_port(
+            services,
+            health,
+            f"{settings.host}:{settings.unary_port}",
+            options,
+            servicer.overload.calls,
+            tls,
+        )
     if settings.web_port is not None:
         running.web = await start_web_gateway(
             servicer,
@@ -154,6 +174,7 @@ async def start(settings: Settings, store: Store) -> Running:
         # Every port this process answers on (null: off). The metrics are served by
         # service/main.py before the event loop starts, so they are up by now.
         web_port=running.web.port if running.web is not None else None,
+        unary_port=running.unary.port if running.unary is not None else None,
         metrics_port=settings.metrics_port or None,
         tls=bool(settings.tls_cert),
         operator_key=bool(settings.operator_key),

@@ -217,6 +217,24 @@ def test_workers_share_one_port(tmp_path: Path) -> None:
     assert len(serving) == 2, f"GetGame calls were served by {len(serving)} process(es)"
 
 
+def test_workers_share_the_unary_port_too(tmp_path: Path) -> None:
+    """With --unary-port, both workers take calls on that port as well (SO_REUSEPORT)."""
+    log_path = tmp_path / "workers.log"
+    port = free_port()
+    unary = f"127.0.0.1:{port}"
+    with _two_workers(log_path, "--unary-port", str(port)):
+        game = None
+        for _ in range(24):
+            with Croupier(unary) as client:
+                if game is None:
+                    game = create(client, "vampire_queen", 3, seed=13)
+                client.get(game.name)
+    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
+    serving = {line["pid"] for line in lines if line.get("rpc") == "GetGame"}
+    assert len(serving) == 2, f"GetGame calls were served by {len(serving)} process(es)"
+    assert {line["unary_port"] for line in lines if line["event"] == "listening"} == {port}
+
+
 def test_liveness_stays_serving_while_the_store_is_down() -> None:
     with EmbeddedRedis() as store, LocalServer(store.url) as server:
         store.stop()
