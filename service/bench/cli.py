@@ -105,6 +105,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--server-pid", type=int, help="pid of the --target server, for its CPU")
     parser.add_argument(
+        "--unary-port",
+        action="store_true",
+        help="start the server with a unary port (croupier-server --unary-port) and send the"
+        " service benchmark's calls there (with --target: give the unary port as the target)",
+    )
+    parser.add_argument(
         "--redis-url",
         help="the server's Redis (a started server uses it; with --target: counts round trips)",
     )
@@ -215,8 +221,13 @@ def main(argv: list[str] | None = None) -> None:
             "--client blocking keeps one call in flight per process: raise"
             " --client-processes to --concurrency, or use --client async"
         )
-    if args.target and (args.redis_cluster or args.server_arg):
-        parser.error("--redis-cluster/--server-arg shape a server started here: not with --target")
+    if args.target and (args.redis_cluster or args.server_arg or args.unary_port):
+        parser.error(
+            "--redis-cluster/--server-arg/--unary-port shape a server started here: not with"
+            " --target"
+        )
+    if args.unary_port and (args.watchers or args.long_game or args.bot_games or args.bots):
+        parser.error("--unary-port is for the service benchmark: the other modes watch games")
     if args.stored_games and (args.redis_cluster or (args.target and not args.redis_url)):
         parser.error("--stored-games fills a single Redis: the started server's or --redis-url")
     if args.profile and py_spy() is None:

@@ -95,6 +95,7 @@ def service_report(
     report["config"] = {
         "target": server.target,
         "server_started": server.started,
+        "unary_port": bool(getattr(args, "unary_port", False)),
         "concurrency": args.concurrency,
         "client_processes": args.client_processes,
         "client": args.client,

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from croupier.local import LocalServer
+from croupier.local import LocalServer, free_port
 from croupier.service.bench.cpu import affinity, find_redis_child, pin
 
 # The operator key of a started server (bot-only games need one): a bench's own, never a secret.
@@ -28,7 +28,7 @@ class Server:
     cluster: bool = False
 
 
-def started_args(args: argparse.Namespace) -> tuple[str, ...]:
+def started_args(args: argparse.Namespace, unary_port: int | None = None) -> tuple[str, ...]:
     """The flags of a started server: Echo (the baseline) is served only when asked; every
     CreateGame of the benchmark comes from this one address, so the per-address limit of calls
     without a credential is off (a --target server must be started the same way:
@@ -42,6 +42,8 @@ def started_args(args: argparse.Namespace) -> tuple[str, ...]:
         extra += ["--max-watchers-per-game", str(max(100, per_game))]
     if getattr(args, "bot_games", None):
         extra += ["--operator-key", BENCH_OPERATOR_KEY]  # every seat a bot needs it
+    if unary_port is not None:
+        extra += ["--unary-port", str(unary_port)]
     return (*extra, *(getattr(args, "server_arg", None) or ()))
 
 
@@ -51,10 +53,11 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
         pids = {"server": args.server_pid} if args.server_pid else {}
         yield Server(args.target, False, pids, args.redis_url)
         return
+    unary_port = free_port() if getattr(args, "unary_port", False) else None
     with _cluster(args) as cluster:
         redis_url = cluster.url if cluster is not None else args.redis_url
         server = LocalServer(
-            redis_url, log_level=args.server_log_level, extra_args=started_args(args)
+            redis_url, log_level=args.server_log_level, extra_args=started_args(args, unary_port)
         )
         own = frozenset(os.sched_getaffinity(0))
         with affinity(args.server_cpus):  # the server process inherits the affinity
@@ -77,7 +80,10 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
             for label, redis_pid in pids.items():
                 if label.startswith("redis") and (args.redis_cpus or args.server_cpus):
                     pin(redis_pid, args.redis_cpus or args.server_cpus, tree=True)
-            yield Server(server.target, True, pids, redis_url, cluster is not None)
+            # With --unary-port every call of the service benchmark goes to that port (the
+            # server's health was checked on its gRPC port).
+            target = server.target if unary_port is None else f"127.0.0.1:{unary_port}"
+            yield Server(target, True, pids, redis_url, cluster is not None)
         finally:
             server.stop()
 

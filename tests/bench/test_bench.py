@@ -3,6 +3,7 @@ are never asserted here (they are measured and written in docs/performance.md)."
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from croupier.service.bench import main
 from croupier.service.bench.baseline import echo_request
 from croupier.service.bench.cpu import parse_cpus
 from croupier.service.bench.replay import record_games
+from croupier.service.bench.server import started_args
 from croupier.service.bench.spec import Payload
 from croupier.service.bench.stats import Figures, Sample
 from croupier.v1 import game_service_pb2 as pb
@@ -125,6 +127,25 @@ def test_latency_mode_calls_with_blocking_stubs_and_meters_the_window(tmp_path: 
     for phase in ("replay", "baseline"):
         assert report["cpu"][phase]["server"] > 0, phase
         assert report["cpu"][phase]["client"][0] > 0, phase
+
+
+def test_service_bench_through_the_unary_port(tmp_path: Path) -> None:
+    """--unary-port: the started server gets one, and the phases' calls go there."""
+    out = tmp_path / "bench.json"
+    main(
+        [
+            *["--game", "trinity", "--concurrency", "4", "--unary-port", "--no-redis-count"],
+            *["--duration", "1", "--warmup", "0.2", "--json", str(out)],
+        ]
+    )
+    report: dict[str, Any] = json.loads(out.read_text())
+    assert report["config"]["unary_port"] is True
+    assert report["errors"] == {}
+    for entry in (report["baseline"], report["apply_move"], report["game_play"]["apply_move"]):
+        assert entry["errors"] == 0
+        assert entry["calls_per_s"] > 0
+    flags = started_args(argparse.Namespace(), 50123)
+    assert flags[flags.index("--unary-port") + 1] == "50123"
 
 
 def test_blocking_stubs_need_one_call_in_flight_per_process() -> None:
