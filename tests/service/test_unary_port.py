@@ -98,6 +98,24 @@ def test_a_game_played_on_the_unary_port_reaches_a_watcher_on_the_main_port(
     assert applied == moves
 
 
+def test_the_python_client_sends_its_unary_calls_to_unary_target(ports: Ports) -> None:
+    with Croupier(ports.server.target, unary_target=ports.unary) as croupier:
+        created = create(croupier, "trinity", 3, seed=23)
+        assert next(croupier.watch(created.name)).view.name == created.name
+    # Where each call goes: unary calls to `unary_target` (here nothing listens)...
+    nowhere = f"127.0.0.1:{free_port()}"
+    with Croupier(ports.server.target, unary_target=nowhere, timeout=2, max_attempts=1) as lost:
+        with pytest.raises(CroupierError) as unreachable:
+            lost.get(created.name)
+        assert unreachable.value.code == grpc.StatusCode.UNAVAILABLE
+    # ...and `watch` to `target` (here the unary port, which does not serve it).
+    with Croupier(ports.unary, unary_target=ports.server.target) as swapped:
+        assert swapped.get(created.name).name == created.name
+        with pytest.raises(CroupierError) as refused:
+            next(swapped.watch(created.name))
+        assert refused.value.code == grpc.StatusCode.UNIMPLEMENTED
+
+
 def _refusals(target: str, name: str, credentials: list[str]) -> list[CroupierError]:
     """The same three refused calls: a move out of turn, a bad credential, bytes that are not
     an ApplyMoveRequest."""

@@ -63,17 +63,26 @@ class Croupier:
         credentials: grpc.ChannelCredentials | None = None,
         operator_key: str | None = None,
         max_attempts: int = MAX_ATTEMPTS,
+        unary_target: str | None = None,
     ) -> None:
         """`credentials`: TLS channel credentials (e.g. grpc.ssl_channel_credentials(root));
         `operator_key`: sent with CreateGame to servers that restrict who creates games;
-        `max_attempts`: tries of a call answered UNAVAILABLE (1: no retry), within `timeout`."""
+        `max_attempts`: tries of a call answered UNAVAILABLE (1: no retry), within `timeout`;
+        `unary_target`: the server's unary port (`croupier-server --unary-port`, docs/api.md):
+        every call but `watch` goes there, `watch` to `target`."""
         options = [("grpc.service_config", service_config(max_attempts))]
-        self.channel = (
-            grpc.secure_channel(target, credentials, options=options)
-            if credentials
-            else grpc.insecure_channel(target, options=options)
+
+        def connect(address: str) -> grpc.Channel:
+            if credentials:
+                return grpc.secure_channel(address, credentials, options=options)
+            return grpc.insecure_channel(address, options=options)
+
+        self.channel = connect(target)
+        self._watch_stub = GameServiceStub(self.channel)
+        self._unary_channel = connect(unary_target) if unary_target else None
+        self._stub = (
+            GameServiceStub(self._unary_channel) if self._unary_channel else self._watch_stub
         )
-        self._stub = GameServiceStub(self.channel)
         self.timeout = timeout
         self.operator_key = operator_key
 
@@ -244,7 +253,7 @@ class Croupier:
         `since_etag`: the etag of the last view received on an earlier stream; the stream then
         starts with every move made after it instead of the view now, so nothing is missed.
         Resume that way after a CroupierError with reason WATCH_TOO_SLOW or UNAVAILABLE."""
-        stream: Any = self._stub.WatchGame(
+        stream: Any = self._watch_stub.WatchGame(
             pb.WatchGameRequest(name=name, since_etag=since_etag), metadata=_metadata(credential)
         )
         try:
@@ -256,6 +265,8 @@ class Croupier:
 
     def close(self) -> None:
         self.channel.close()
+        if self._unary_channel is not None:
+            self._unary_channel.close()
 
     def __enter__(self) -> Croupier:
         return self
