@@ -202,36 +202,36 @@ def _two_workers(log_path: Path, *flags: str) -> Iterator[LocalServer]:
         assert server.stop(timeout=30) == 0
 
 
-def test_workers_share_one_port(tmp_path: Path) -> None:
-    """--workers 2 runs two processes on one port (SO_REUSEPORT); connections reach both."""
-    log_path = tmp_path / "workers.log"
-    with _two_workers(log_path) as server:
-        game = None
-        for _ in range(24):
-            with Croupier(server.target) as client:
-                if game is None:
-                    game = create(client, "vampire_queen", 3, seed=12)
-                client.get(game.name)
-    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
-    serving = {line["pid"] for line in lines if line.get("rpc") == "GetGame"}
-    assert len(serving) == 2, f"GetGame calls were served by {len(serving)} process(es)"
+def _one_game_over_new_connections(target: str, seed: int) -> str:
+    """A game created and read over 24 new connections to `target`; its id."""
+    game = None
+    for _ in range(24):
+        with Croupier(target) as client:
+            if game is None:
+                game = create(client, "vampire_queen", 3, seed=seed)
+            client.get(game.name)
+    assert game is not None
+    return game_id(game.name)
 
 
-def test_workers_share_the_unary_port_too(tmp_path: Path) -> None:
-    """With --unary-port, both workers take calls on that port as well (SO_REUSEPORT)."""
+def test_workers_share_one_port_and_the_unary_port(tmp_path: Path) -> None:
+    """--workers 2 runs two processes on one port (SO_REUSEPORT), and on one unary port
+    (--unary-port) too; connections to each reach both."""
     log_path = tmp_path / "workers.log"
     port = free_port()
-    unary = f"127.0.0.1:{port}"
-    with _two_workers(log_path, "--unary-port", str(port)):
-        game = None
-        for _ in range(24):
-            with Croupier(unary) as client:
-                if game is None:
-                    game = create(client, "vampire_queen", 3, seed=13)
-                client.get(game.name)
+    with _two_workers(log_path, "--unary-port", str(port)) as server:
+        games = {
+            "port": _one_game_over_new_connections(server.target, seed=12),
+            "unary port": _one_game_over_new_connections(f"127.0.0.1:{port}", seed=13),
+        }
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
-    serving = {line["pid"] for line in lines if line.get("rpc") == "GetGame"}
-    assert len(serving) == 2, f"GetGame calls were served by {len(serving)} process(es)"
+    for where, game in games.items():
+        serving = {
+            line["pid"]
+            for line in lines
+            if (line.get("rpc"), line.get("game")) == ("GetGame", game)
+        }
+        assert len(serving) == 2, f"GetGame calls on the {where} reached {len(serving)} process(es)"
     assert {line["unary_port"] for line in lines if line["event"] == "listening"} == {port}
 
 
