@@ -29,7 +29,7 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from tests.scrape import fallen, metric, wait_metric
 from tests.service.conftest import UNLIMITED
-from tests.service.helpers import assert_replays, create, play_to_end, status_of
+from tests.service.helpers import assert_replays, create, game_id, play_to_end, status_of
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,9 @@ def test_a_game_played_on_the_unary_port_reaches_a_watcher_on_the_main_port(
             target=lambda: updates.extend(main.watch(created.name, created.seat_credentials[0]))
         )
         watcher.start()
+        subscribed_by = time.monotonic() + 30
         while not updates:  # the stream's first message: it is subscribed
+            assert watcher.is_alive() and time.monotonic() < subscribed_by, "no first message"
             time.sleep(0.01)
         final, moves = play_to_end([unary], created, seed=22)
         watcher.join(timeout=30)
@@ -93,7 +95,11 @@ def test_a_game_played_on_the_unary_port_reaches_a_watcher_on_the_main_port(
     deadline = time.monotonic() + 10
     applied = 0
     while applied < moves and time.monotonic() < deadline:
-        applied = sum(1 for line in ports.rpc_lines() if line["rpc"] == "ApplyMove")
+        applied = sum(
+            1
+            for line in ports.rpc_lines()
+            if (line["rpc"], line.get("game")) == ("ApplyMove", game_id(created.name))
+        )
         time.sleep(0.05)
     assert applied == moves
 
