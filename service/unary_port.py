@@ -6,9 +6,10 @@ takes the call from gRPC: on some machines the synchronous server's path costs m
 call (docs/performance.md, "The server's threads on one core"), on others nothing.
 
 A pool of THREADS threads carries the calls; each waits while the event loop runs its call.
-The calls that wait for a thread are bounded like the calls in flight of the grpc.aio port
-(`--max-calls-in-flight`): the excess is refused at once with UNAVAILABLE / OVERLOADED, by a
-thread of its own, instead of queueing behind the calls it could not take. grpcio's
+The calls the port holds (waiting for a thread, or running) are bounded like the calls in
+flight of the grpc.aio port (`--max-calls-in-flight`), health's Check among them: the excess
+is refused at once with UNAVAILABLE / OVERLOADED, by a thread of its own, instead of queueing
+behind the calls it could not take. grpcio's
 synchronous server asks a generic handler for each call's handler (`service`) and then hands
 the call to its pool (`submit`), both in its polling thread, one call after the other: the
 first admits the call or not, the second sends a refused one to the refusal thread.
