@@ -82,6 +82,11 @@ class Settings:
         "seconds between two sweeps of the turn clocks' due deadlines (timeouts fire at most"
         " about this late, plus the sweep's own time)",
     )
+    health_interval_seconds: float = _setting(
+        1.0,
+        "CROUPIER_HEALTH_INTERVAL",
+        "seconds between two pings of the store, which set health's SERVING or NOT_SERVING",
+    )
     watch_poll_seconds: float = _setting(
         5.0,
         "CROUPIER_WATCH_POLL",

@@ -36,7 +36,6 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 # outage (which turns "" and GameService NOT_SERVING) does not restart every replica.
 LIVENESS = "liveness"
 MAX_SEND_BYTES = 4 * 1024 * 1024
-HEALTH_INTERVAL_SECONDS = 1.0
 # grpc-core queues the calls that arrive while a server has not yet asked for them (grpc.aio
 # asks for one at a time per method, the unary port's synchronous server one at a time) and,
 # once 1,000 wait there, cancels new ones at random (every one beyond 3,000) before this code
@@ -165,7 +164,9 @@ async def start(settings: Settings, store: Store) -> Running:
         )
     await health.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
     await _set_health(health, await store.ping())
-    running._monitor = asyncio.create_task(_monitor_store(health, store))
+    running._monitor = asyncio.create_task(
+        _monitor_store(health, store, settings.health_interval_seconds)
+    )
     running._clocks = asyncio.create_task(servicer.run_clocks())
     log.info(
         "listening",
@@ -248,11 +249,11 @@ async def _set_health(health: HealthServicer, serving: bool) -> None:
     await health.set(SERVICE_NAME, status)
 
 
-async def _monitor_store(health: HealthServicer, store: Store) -> None:
+async def _monitor_store(health: HealthServicer, store: Store, interval: float) -> None:
     """Health follows the store: NOT_SERVING while it cannot be reached."""
     serving = True
     while True:
-        await asyncio.sleep(HEALTH_INTERVAL_SECONDS)
+        await asyncio.sleep(interval)
         ok = await store.ping()
         if ok != serving:
             serving = ok
