@@ -111,6 +111,12 @@ def _parser() -> argparse.ArgumentParser:
         " service benchmark's calls there (with --target: give the unary port as the target)",
     )
     parser.add_argument(
+        "--compare-ports",
+        action="store_true",
+        help="start the server with a unary port too and run each phase twice in a row, on the"
+        " gRPC port and then on the unary port: the server's CPU per call on each, side by side",
+    )
+    parser.add_argument(
         "--redis-url",
         help="the server's Redis (a started server uses it; with --target: counts round trips)",
     )
@@ -221,13 +227,19 @@ def main(argv: list[str] | None = None) -> None:
             "--client blocking keeps one call in flight per process: raise"
             " --client-processes to --concurrency, or use --client async"
         )
-    if args.target and (args.redis_cluster or args.server_arg or args.unary_port):
+    ports = args.unary_port or args.compare_ports
+    if args.target and (args.redis_cluster or args.server_arg or ports):
         parser.error(
-            "--redis-cluster/--server-arg/--unary-port shape a server started here: not with"
-            " --target"
+            "--redis-cluster/--server-arg/--unary-port/--compare-ports shape a server started"
+            " here: not with --target"
         )
-    if args.unary_port and (args.watchers or args.long_game or args.bot_games or args.bots):
-        parser.error("--unary-port is for the service benchmark: the other modes watch games")
+    if ports and (args.watchers or args.long_game or args.bot_games or args.bots):
+        parser.error(
+            "--unary-port and --compare-ports are for the service benchmark: the other modes"
+            " watch games"
+        )
+    if args.unary_port and args.compare_ports:
+        parser.error("--compare-ports sends half the phases to the unary port: not --unary-port")
     if args.stored_games and (args.redis_cluster or (args.target and not args.redis_url)):
         parser.error("--stored-games fills a single Redis: the started server's or --redis-url")
     if args.profile and py_spy() is None:

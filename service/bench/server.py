@@ -26,6 +26,7 @@ class Server:
     pids: dict[str, int]  # "server", "redis": whose CPU is measured
     redis_url: str | None
     cluster: bool = False
+    unary_target: str | None = None  # its unary port, with --compare-ports
 
 
 def started_args(args: argparse.Namespace, unary_port: int | None = None) -> tuple[str, ...]:
@@ -53,7 +54,8 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
         pids = {"server": args.server_pid} if args.server_pid else {}
         yield Server(args.target, False, pids, args.redis_url)
         return
-    unary_port = free_port() if getattr(args, "unary_port", False) else None
+    both = getattr(args, "compare_ports", False)
+    unary_port = free_port() if getattr(args, "unary_port", False) or both else None
     with _cluster(args) as cluster:
         redis_url = cluster.url if cluster is not None else args.redis_url
         server = LocalServer(
@@ -81,9 +83,12 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
                 if label.startswith("redis") and (args.redis_cpus or args.server_cpus):
                     pin(redis_pid, args.redis_cpus or args.server_cpus, tree=True)
             # With --unary-port every call of the service benchmark goes to that port (the
-            # server's health was checked on its gRPC port).
-            target = server.target if unary_port is None else f"127.0.0.1:{unary_port}"
-            yield Server(target, True, pids, redis_url, cluster is not None)
+            # server's health was checked on its gRPC port); with --compare-ports the phases
+            # on it.
+            unary = None if unary_port is None else f"127.0.0.1:{unary_port}"
+            target = unary if unary is not None and not both else server.target
+            twin = unary if both else None
+            yield Server(target, True, pids, redis_url, cluster is not None, twin)
         finally:
             server.stop()
 

@@ -148,6 +148,43 @@ def test_service_bench_through_the_unary_port(tmp_path: Path) -> None:
     assert flags[flags.index("--unary-port") + 1] == "50123"
 
 
+def test_compare_ports_runs_each_phase_again_on_the_unary_port(tmp_path: Path) -> None:
+    """--compare-ports: every phase is followed by its twin on the started server's unary port,
+    and the report sets each phase's server CPU beside its twin's."""
+    out = tmp_path / "bench.json"
+    main(
+        [
+            *["--game", "trinity", "--concurrency", "4", "--compare-ports", "--no-redis-count"],
+            *["--duration", "1", "--warmup", "0.2", "--json", str(out)],
+        ]
+    )
+    report: dict[str, Any] = json.loads(out.read_text())
+    config = report["config"]
+    assert config["compare_ports"] not in (None, config["target"])
+    assert report["errors"] == {}
+    assert list(report["cpu"]) == [
+        *["replay", "replay@unary", "baseline", "baseline@unary"],
+        *["game_play", "game_play@unary"],
+    ]
+    assert list(report["ports"]) == ["replay", "baseline", "game_play"]
+    for phase, entry in report["ports"].items():
+        per = "server_us_per_call" if phase == "baseline" else "server_us_per_move"
+        grpc, unary = entry["grpc"][per], entry["unary"][per]
+        assert grpc > 0 and unary > 0, phase
+        assert entry["ratio"] == pytest.approx(unary / grpc, abs=1e-3), phase
+        assert entry["unary"]["p50_ms"] > 0, phase
+
+
+@pytest.mark.parametrize(
+    "flags", [["--target", "127.0.0.1:1"], ["--unary-port"], ["--watchers", "10"]]
+)
+def test_compare_ports_is_for_the_service_bench_of_a_server_started_here(
+    flags: list[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--compare-ports", *flags])
+
+
 def test_blocking_stubs_need_one_call_in_flight_per_process() -> None:
     with pytest.raises(SystemExit):
         main(["--client", "blocking", "--concurrency", "4"])
