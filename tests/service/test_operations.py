@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -248,6 +249,33 @@ def test_liveness_stays_serving_while_the_store_is_down() -> None:
                 time.sleep(0.1)
             liveness = stub.Check(health_pb2.HealthCheckRequest(service="liveness"), timeout=2)
             assert liveness.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_health_interval_sets_how_often_the_store_is_pinged() -> None:
+    """--health-interval: the seconds between the pings that set health's status."""
+
+    def pings(store: EmbeddedRedis) -> int:
+        client = redis.Redis.from_url(store.url)
+        try:
+            stats: dict[str, Any] = client.info("commandstats")
+            return int(stats.get("cmdstat_ping", {}).get("calls", 0))
+        finally:
+            client.close()
+
+    counted = {}
+    for interval in ("0.1", "3600"):
+        with (
+            EmbeddedRedis() as store,
+            LocalServer(
+                store.url, extra_args=("--health-interval", interval, "--clock-tick", "3600")
+            ),
+        ):
+            before = pings(store)
+            time.sleep(1.5)
+            counted[interval] = pings(store) - before
+    # About 15 and none; the margin is for a busy machine.
+    assert counted["0.1"] >= 5
+    assert counted["3600"] == 0
 
 
 def test_prometheus_metrics_are_served(tmp_path: Path) -> None:
