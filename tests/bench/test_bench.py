@@ -155,7 +155,7 @@ def test_compare_ports_runs_each_phase_again_on_the_unary_port(tmp_path: Path) -
     main(
         [
             *["--game", "trinity", "--concurrency", "4", "--compare-ports", "--no-redis-count"],
-            *["--duration", "1", "--warmup", "0.2", "--json", str(out)],
+            *["--duration", "0.5", "--warmup", "0.1", "--json", str(out)],
         ]
     )
     report: dict[str, Any] = json.loads(out.read_text())
