@@ -85,6 +85,56 @@ def test_typescript_client_plays_a_complete_game(
     assert view.HasField("result")
 
 
+def test_typescript_client_sends_every_call_but_watch_to_the_unary_port(
+    typescript: Path, redis_server: EmbeddedRedis
+) -> None:
+    """`connect(target, { unaryTarget })`: a whole game played through a server's unary port
+    (`--unary-port`) while a seat watches on its gRPC port; and each side of the routing shown
+    by a port that cannot serve it."""
+    unary_port = free_port()
+    with LocalServer(
+        redis_server.url,
+        extra_args=(
+            "--unary-port",
+            str(unary_port),
+            "--rate-limit",
+            "0",
+            "--anonymous-rate-limit",
+            "0",
+        ),
+    ) as server:
+        unary = f"127.0.0.1:{unary_port}"
+        summary = run_script(
+            "examples/play.ts",
+            "--target", server.target,
+            "--unary-target", unary,
+            "--game", "trinity",
+            "--seats", "3",
+            "--seed", "12",
+            "--watch-seat", "1",
+        )  # fmt: skip
+        moves = summary["moves"]
+        assert moves > 0
+        assert summary["watchMoveCounts"] == list(range(moves + 1))
+        assert summary["watchSawResult"]
+        routed = run_script(
+            "test/unary_port.ts",
+            "--target", server.target,
+            "--unary-target", unary,
+            "--dead", f"127.0.0.1:{free_port()}",
+        )  # fmt: skip
+    assert routed == {
+        "watchedMoveCounts": [0, 1],
+        "appliedMoveCount": 1,
+        # With the unary port as `target`: watch reaches it and is refused; the rest is served.
+        "watchOnUnaryPort": "UNIMPLEMENTED",
+        "getOnUnaryPort": "OK",
+        # With nothing at `unaryTarget`: every call but watch fails; watch is served.
+        "getWithDeadUnaryTarget": "UNAVAILABLE",
+        "watchWithDeadUnaryTarget": "OK",
+    }
+
+
 def test_typescript_client_errors(typescript: Path, grpc_server: LocalServer) -> None:
     """Each refusal arrives as a CroupierError with the gRPC code, the ErrorInfo reason, the
     ErrorInfo metadata, BadRequest field violations and the PreconditionFailure rule id,

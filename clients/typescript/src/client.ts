@@ -60,6 +60,9 @@ export interface CroupierOptions {
    * operator keys create games only for their holders, and list every game, reissue
    * credentials and give any record only to them. */
   operatorKey?: string;
+  /** A transport for every call but `watch`: the server's unary port (`croupier-server
+   * --unary-port`, docs/api.md), which serves no WatchGame; `watch` stays on the first. */
+  unaryTransport?: Transport;
 }
 
 export interface CreateOptions {
@@ -106,15 +109,18 @@ function bearer(credential: string | undefined): Record<string, string> {
 }
 
 export class Croupier {
-  /** The generated Connect client, for anything the wrapper does not cover. */
+  /** The generated Connect client, for anything the wrapper does not cover (on
+   * `unaryTransport` when given, where WatchGame is UNIMPLEMENTED). */
   readonly service: Client<typeof GameService>;
+  private readonly watchService: Client<typeof GameService>;
   private readonly timeoutMs: number;
   private readonly onClose: (() => void) | undefined;
   private readonly retry: Required<RetryPolicy>;
   private readonly operatorKey: string | undefined;
 
   constructor(transport: Transport, options: CroupierOptions = {}) {
-    this.service = createClient(GameService, transport);
+    this.service = createClient(GameService, options.unaryTransport ?? transport);
+    this.watchService = createClient(GameService, transport);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.onClose = options.onClose;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
@@ -263,7 +269,7 @@ export class Croupier {
     const options: CallOptions = { headers: bearer(credential), ...(signal ? { signal } : {}) };
     const request = { name, sinceEtag: extra.sinceEtag ?? "" };
     const open = async (): Promise<[AsyncIterator<WatchGameResponse>, IteratorResult<WatchGameResponse>]> => {
-      const stream = this.service.watchGame(request, options)[Symbol.asyncIterator]();
+      const stream = this.watchService.watchGame(request, options)[Symbol.asyncIterator]();
       return [stream, await stream.next()];
     };
     const [stream, first] = await withRetry(open, this.retry, signal);
