@@ -113,8 +113,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--compare-ports",
         action="store_true",
-        help="start the server with a unary port too and run each phase twice in a row, on the"
-        " gRPC port and then on the unary port: the server's CPU per call on each, side by side",
+        help="start the server with a unary port too (with --target: give --unary-target) and"
+        " run each phase twice in a row, on the gRPC port and then on the unary port: the"
+        " server's CPU per call on each, side by side",
+    )
+    parser.add_argument(
+        "--unary-target",
+        help="with --target and --compare-ports: host:port of the running server's unary port",
     )
     parser.add_argument(
         "--redis-url",
@@ -228,11 +233,17 @@ def main(argv: list[str] | None = None) -> None:
             " --client-processes to --concurrency, or use --client async"
         )
     ports = args.unary_port or args.compare_ports
-    if args.target and (args.redis_cluster or args.server_arg or ports):
+    if args.target and (args.redis_cluster or args.server_arg or args.unary_port):
         parser.error(
-            "--redis-cluster/--server-arg/--unary-port/--compare-ports shape a server started"
-            " here: not with --target"
+            "--redis-cluster/--server-arg/--unary-port shape a server started here: not with"
+            " --target"
         )
+    if args.unary_target and not (args.target and args.compare_ports):
+        parser.error(
+            "--unary-target is the running server's unary port: with --target and --compare-ports"
+        )
+    if args.target and args.compare_ports and not args.unary_target:
+        parser.error("--compare-ports against a running server needs its --unary-target")
     if ports and (args.watchers or args.long_game or args.bot_games or args.bots):
         parser.error(
             "--unary-port and --compare-ports are for the service benchmark: the other modes"

@@ -52,7 +52,8 @@ def started_args(args: argparse.Namespace, unary_port: int | None = None) -> tup
 def server_for(args: argparse.Namespace) -> Iterator[Server]:
     if args.target:
         pids = {"server": args.server_pid} if args.server_pid else {}
-        yield Server(args.target, False, pids, args.redis_url)
+        unary_target = getattr(args, "unary_target", None)
+        yield Server(args.target, False, pids, args.redis_url, unary_target=unary_target)
         return
     both = getattr(args, "compare_ports", False)
     unary_port = free_port() if getattr(args, "unary_port", False) or both else None

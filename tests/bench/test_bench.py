@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from croupier.engines.registry import GAMES
+from croupier.local import LocalServer
 from croupier.service.bench import main
 from croupier.service.bench.baseline import echo_request
 from croupier.service.bench.cpu import parse_cpus
@@ -18,6 +19,7 @@ from croupier.service.bench.replay import record_games
 from croupier.service.bench.server import started_args
 from croupier.service.bench.spec import Payload
 from croupier.service.bench.stats import Figures, Sample
+from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.benchmark_service_pb2 import EchoResponse
 
@@ -176,13 +178,41 @@ def test_compare_ports_runs_each_phase_again_on_the_unary_port(tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
-    "flags", [["--target", "127.0.0.1:1"], ["--unary-port"], ["--watchers", "10"]]
+    "argv",
+    [
+        ["--compare-ports", "--target", "127.0.0.1:1"],  # no --unary-target
+        ["--compare-ports", "--unary-target", "127.0.0.1:2"],  # no --target
+        ["--target", "127.0.0.1:1", "--unary-target", "127.0.0.1:2"],  # no --compare-ports
+        ["--compare-ports", "--unary-port"],
+        ["--compare-ports", "--watchers", "10"],
+    ],
 )
-def test_compare_ports_is_for_the_service_bench_of_a_server_started_here(
-    flags: list[str],
-) -> None:
+def test_compare_ports_refuses_what_it_cannot_measure(argv: list[str]) -> None:
     with pytest.raises(SystemExit):
-        main(["--compare-ports", *flags])
+        main(argv)
+
+
+def test_compare_ports_against_a_running_server(tmp_path: Path) -> None:
+    """--target, --unary-target and --server-pid: the two ports of a server started elsewhere."""
+    unary = free_port()
+    flags = ("--benchmark-service", "--anonymous-rate-limit", "0", "--unary-port", str(unary))
+    out = tmp_path / "bench.json"
+    with EmbeddedRedis() as store, LocalServer(store.url, extra_args=flags) as server:
+        assert server.process is not None
+        main(
+            [
+                *["--target", server.target, "--unary-target", f"127.0.0.1:{unary}"],
+                *["--server-pid", str(server.process.pid), "--compare-ports", "--replay-only"],
+                *["--game", "trinity", "--concurrency", "4", "--no-redis-count"],
+                *["--duration", "0.5", "--warmup", "0.1", "--json", str(out)],
+            ]
+        )
+    report: dict[str, Any] = json.loads(out.read_text())
+    assert report["config"]["compare_ports"] == f"127.0.0.1:{unary}"
+    assert report["errors"] == {}
+    assert list(report["ports"]) == ["replay", "baseline"]
+    for entry in report["ports"].values():
+        assert entry["ratio"] > 0
 
 
 def test_blocking_stubs_need_one_call_in_flight_per_process() -> None:
