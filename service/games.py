@@ -297,6 +297,9 @@ class Published:
 
     game: LoadedGame
     events: Sequence[AudiencedEvent]
+    # Whether several streams of this process watch the game: then even the first audience's
+    # view is built from the shared view (below), which the others will need anyway.
+    watched_by_several: bool = False
     updates: dict[int | None, bytes] = field(default_factory=dict)
     # What every seat's update holds alike, serialized once for the first seat asked for.
     parts: UpdateParts | None = None
@@ -316,9 +319,10 @@ class Published:
 
     def _engine_view(self, seat: int | None) -> bytes:
         engine, state = self.game.engine, self.game.state
-        # The first audience's view is built whole: the shared view costs about one view,
-        # and pays from the second audience on (docs/performance.md).
-        if not engine.own_view_fields or not self.updates:
+        # The shared view costs about what a view built whole costs, and pays from the second
+        # audience on: a game that one stream here watches has one audience, whose view is
+        # built whole (docs/performance.md, "One view fewer per watched move").
+        if not engine.own_view_fields or not (self.updates or self.watched_by_several):
             whole: bytes = engine.view(state, seat).SerializeToString()
             return whole
         if self.shared is None:
@@ -473,7 +477,8 @@ class RecentNotifications:
         self._size = size
         self._recent: OrderedDict[tuple[str, bytes], Published] = OrderedDict()
 
-    def decode(self, game_id: str, payload: bytes) -> Published:
+    def decode(self, game_id: str, payload: bytes, streams: int) -> Published:
+        """The move `payload` notifies, for the `streams` watch streams of the game here."""
         key = (game_id, payload)
         found = self._recent.get(key)
         if found is None:
@@ -481,7 +486,7 @@ class RecentNotifications:
             game = LoadedGame(
                 game_id, note.version, note.game, GAMES[note.game.game_type], state_of(note.game)
             )
-            found = self._recent[key] = Published(game, note.events)
+            found = self._recent[key] = Published(game, note.events, streams > 1)
             if len(self._recent) > self._size:
                 self._recent.popitem(last=False)
         return found

@@ -84,6 +84,9 @@ class WatcherCount:
         self._counts[game_id] += 1
         return True
 
+    def count(self, game_id: str) -> int:
+        return self._counts.get(game_id, 0)
+
     def leave(self, game_id: str) -> None:
         self._counts[game_id] -= 1
         if self._counts[game_id] <= 0:

@@ -588,7 +588,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                             # A bot seat left waiting (the process playing it stopped).
                             self._start_bots(game)
                     else:
-                        published = self._notifications.decode(game_id, payload)
+                        published = self._notifications.decode(
+                            game_id, payload, self._watchers.count(game_id)
+                        )
                         if published.game.version == game.version + 1:
                             game = published.game
                             _check_still_seated(game, seat, digest)

@@ -128,8 +128,8 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
     payload = notification_head(game.notification(emitted), len(data)) + data
 
     recent = RecentNotifications(size=2)
-    published = recent.decode("a" * 24, payload)
-    assert recent.decode("a" * 24, bytes(payload)) is published  # equal bytes: same entry
+    published = recent.decode("a" * 24, payload, 4)
+    assert recent.decode("a" * 24, bytes(payload), 4) is published  # equal bytes: same entry
     assert published.game.version == 2
     for viewer in (0, 1, 2, None):
         serialized = published.update_for(viewer)
@@ -140,6 +140,6 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
         game.add_events(response.events, emitted, viewer)
         assert update.events == response.events
     assert published.update_for(0) != published.update_for(1)  # each sees its own hand
-    recent.decode("b" * 24, payload)
-    recent.decode("c" * 24, payload)
-    assert recent.decode("a" * 24, payload) is not published  # the oldest was dropped
+    recent.decode("b" * 24, payload, 1)
+    recent.decode("c" * 24, payload, 1)
+    assert recent.decode("a" * 24, payload, 4) is not published  # the oldest was dropped

@@ -12,7 +12,7 @@ import pytest
 
 from croupier.engines.core.engine import Emitted
 from croupier.engines.registry import GAMES
-from croupier.service.games import LoadedGame, Published, notification_head
+from croupier.service.games import LoadedGame, Published, RecentNotifications, notification_head
 from croupier.v1.game_service_pb2 import ApplyMoveResponse, WatchGameResponse
 from croupier.v1.storage_pb2 import MoveNotification, StoredGame
 
@@ -26,7 +26,12 @@ def whole_update(game: LoadedGame, emitted: Sequence[Emitted[Any]], seat: int | 
 
 @pytest.mark.parametrize("game_type", sorted(GAMES))
 @pytest.mark.parametrize("seed", [1, 2])
-def test_every_update_has_the_bytes_of_the_message_built_whole(game_type: str, seed: int) -> None:
+@pytest.mark.parametrize("several", [False, True], ids=["one stream", "several streams"])
+def test_every_update_has_the_bytes_of_the_message_built_whole(
+    game_type: str, seed: int, several: bool
+) -> None:
+    """Whichever way the first audience's view is built: whole (one stream watches the game
+    here) or from the shared view (several do)."""
     engine = GAMES[game_type]
     chooser = random.Random(seed)
     seats = chooser.randint(engine.min_seats, engine.max_seats)
@@ -48,7 +53,44 @@ def test_every_update_has_the_bytes_of_the_message_built_whole(game_type: str, s
         note = MoveNotification.FromString(
             notification_head(game.notification(emitted), len(data)) + data
         )
-        published = Published(game, note.events)
-        for viewer in [*range(seats), None]:
+        published = Published(game, note.events, several)
+        viewers = [*range(seats), None]
+        chooser.shuffle(viewers)  # any audience may be the first a stream asks for
+        for viewer in viewers:
             assert published.update_for(viewer) == whole_update(game, emitted, viewer)
     assert moves > 10
+
+
+def _published_move(game_type: str, streams: int) -> Published:
+    """The first move of a new game of `game_type`, as a process with `streams` watch streams of
+    the game decodes its notification."""
+    engine = GAMES[game_type]
+    state, _ = engine.new_game(engine.options_type(), engine.max_seats, 3)
+    stored = StoredGame(game_type=game_type, display_names=[""] * engine.max_seats)
+    game = LoadedGame("cd" * 12, 1, stored, engine, state)
+    seat = engine.active_seats(state)[0]
+    emitted = engine.apply(state, seat, engine.legal_moves(state, seat)[0])
+    game.version = 2
+    data = game.encode()
+    payload = notification_head(game.notification(emitted), len(data)) + data
+    return RecentNotifications(size=4).decode(game.game_id, payload, streams)
+
+
+@pytest.mark.parametrize("game_type", sorted(GAMES))
+def test_a_game_one_stream_watches_has_its_view_built_whole(game_type: str) -> None:
+    published = _published_move(game_type, streams=1)
+    published.update_for(0)
+    assert published.shared is None  # no shared view for an audience of one
+    published.update_for(1)  # a second audience after all (two streams came and went)
+    assert published.shared is not None
+
+
+@pytest.mark.parametrize("game_type", sorted(GAMES))
+def test_a_game_several_streams_watch_builds_its_shared_view_once_for_all(game_type: str) -> None:
+    published = _published_move(game_type, streams=3)
+    published.update_for(None)
+    shared = published.shared
+    assert shared is not None  # from the first audience on: the others need it anyway
+    published.update_for(0)
+    published.update_for(1)
+    assert published.shared is shared
