@@ -303,7 +303,8 @@ class Published:
     updates: dict[int | None, bytes] = field(default_factory=dict)
     # What every seat's update holds alike, serialized once for the first seat asked for.
     parts: UpdateParts | None = None
-    # The engine's shared view, for the second audience asked for and every one after it.
+    # The engine's shared view, for each audience after the first (from the first if
+    # `watched_by_several`).
     shared: SharedView | None = None
 
     def update_for(self, seat: int | None) -> bytes:

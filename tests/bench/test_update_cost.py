@@ -1,0 +1,29 @@
+"""The watch-update probe of docs/performance.md ("One view fewer per watched move") still runs
+and prints its figures for every game."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from croupier.engines.registry import GAMES
+
+PROBE = Path(__file__).parents[2] / "deploy" / "loadtest" / "update_cost.py"
+
+
+def test_the_probe_prints_each_games_figures() -> None:
+    command = [sys.executable, str(PROBE), "--games", "1", "--repeats", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    figure = r"[0-9.]+"
+    lines = done.stdout.splitlines()
+    assert [line.split(",")[0] for line in lines] == sorted(GAMES)
+    for line in lines:
+        assert re.fullmatch(
+            rf"[a-z_]+, [34] seats, [0-9]+ moves: one audience {figure}, every seat {figure},"
+            rf" every seat, first view whole {figure} us per move;"
+            rf" per further seat {figure} us \({figure} first view whole\)",
+            line,
+        ), line
+    assert done.stderr == ""
