@@ -17,13 +17,14 @@ def test_the_probe_prints_each_games_figures() -> None:
     command = [sys.executable, str(PROBE), "--games", "1", "--repeats", "1"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     figure = r"[0-9.]+"
+    difference = r"-?[0-9.]+"  # one pass on a busy machine can time more work as less
     lines = done.stdout.splitlines()
     assert [line.split(",")[0] for line in lines] == sorted(GAMES)
     for line in lines:
         assert re.fullmatch(
             rf"[a-z_]+, [34] seats, [0-9]+ moves: one audience {figure}, every seat {figure},"
             rf" every seat, first view whole {figure} us per move;"
-            rf" per further seat {figure} us \({figure} first view whole\)",
+            rf" per further seat {difference} us \({difference} first view whole\)",
             line,
         ), line
     assert done.stderr == ""
