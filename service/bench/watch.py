@@ -3,7 +3,8 @@
 Games recorded with the bots are created again on the server; N WatchGame streams are opened
 on them (spread evenly, each with a seat's credential in turn, or none: a spectator), and once
 every stream has its first view the recorded moves are sent with ApplyMove at a fixed overall
-rate (`--watch-rate`), one game after another. It reports the moves and stream updates per
+rate (`--watch-rate`), one game after another (a game that ended gives its turns to the
+others). It reports the moves and stream updates per
 second, the delivery latency (from sending a move to each stream holding its update), streams
 that missed an update, and the server's CPU per move and per update delivered. The moves
 measured are those sent within the window, and their updates are counted whenever they arrive
@@ -48,6 +49,27 @@ class _Table:
         self.sent: dict[int, float] = {}  # move count after the move -> perf_counter at sending
         self.next = 0
         self.applied = 0  # the move count after the last move the server applied
+
+
+class _Turns:
+    """The games in turn, each while it has recorded moves left to send: a game that ended
+    gives its turns to the others, so that the moves keep the asked rate while any game has
+    moves left."""
+
+    def __init__(self, tables: list[_Table]) -> None:
+        self._live = list(tables)
+        self._turn = 0
+
+    def next(self) -> _Table | None:
+        """The game whose move goes next (None: every game has sent all its moves)."""
+        while self._live:
+            self._turn %= len(self._live)
+            table = self._live[self._turn]
+            if table.next < len(table.recorded.moves):
+                self._turn += 1
+                return table
+            del self._live[self._turn]
+        return None
 
 
 def _metadata(credential: str | None) -> tuple[tuple[str, str], ...]:
@@ -135,6 +157,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
         moves = 0
         cpu: dict[str, float] = {}
         step = 0
+        turns = _Turns(tables)
         while True:
             moment = start + step * interval
             if moment > window[1]:
@@ -142,9 +165,9 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
             await asyncio.sleep(max(0.0, moment - time.perf_counter()))
             if not cpu and time.perf_counter() >= window[0]:
                 cpu = {"started": time.perf_counter(), **_cpu(args)}
-            table = tables[step % len(tables)]
             step += 1
-            if table.next >= len(table.recorded.moves):
+            table = turns.next()
+            if table is None:
                 continue
             seat, move = table.recorded.moves[table.next]
             table.next += 1

@@ -263,3 +263,22 @@ def test_watcher_bench_delivers_every_move_to_every_stream(tmp_path: Path) -> No
     # The server's resident memory before the streams and with them open.
     assert len(watch["server_rss_mb"]) == 2
     assert isinstance(watch["server_bytes_per_stream"], int)
+
+
+def test_the_watcher_bench_gives_an_ended_games_turns_to_the_others() -> None:
+    from croupier.service.bench.spec import Recorded
+    from croupier.service.bench.watch import _Table, _Turns
+    from croupier.v1.game_service_pb2 import CreateGameResponse
+
+    def table(name: str, moves: int) -> _Table:
+        recorded = Recorded("one_card", b"", tuple((0, b"") for _ in range(moves)))
+        return _Table(recorded, CreateGameResponse(name=name))
+
+    tables = [table("a", 1), table("b", 3), table("c", 0), table("d", 2)]
+    turns = _Turns(tables)
+    sent = []
+    while (game := turns.next()) is not None:
+        sent.append(game.name)
+        game.next += 1  # its move sent
+    assert sent == ["a", "b", "d", "b", "d", "b"]  # every move, and no turn left unused
+    assert turns.next() is None
