@@ -13,6 +13,7 @@ import pytest
 from croupier.engines.core.engine import Emitted
 from croupier.engines.registry import GAMES
 from croupier.service.games import LoadedGame, Published, RecentNotifications, notification_head
+from croupier.service.limits import WatcherCount
 from croupier.v1.game_service_pb2 import ApplyMoveResponse, WatchGameResponse
 from croupier.v1.storage_pb2 import MoveNotification, StoredGame
 
@@ -94,3 +95,14 @@ def test_a_game_several_streams_watch_builds_its_shared_view_once_for_all(game_t
     published.update_for(0)
     published.update_for(1)
     assert published.shared is shared
+
+
+def test_the_streams_a_game_has_here_are_counted_as_they_come_and_go() -> None:
+    """What the servicer gives `RecentNotifications.decode` for a game: its open streams."""
+    watchers = WatcherCount(limit=0)
+    assert watchers.count("g") == 0
+    assert watchers.enter("g") and watchers.enter("g") and watchers.enter("h")
+    assert (watchers.count("g"), watchers.count("h")) == (2, 1)
+    watchers.leave("g")
+    watchers.leave("h")
+    assert (watchers.count("g"), watchers.count("h")) == (1, 0)
