@@ -23,7 +23,6 @@ import os
 import random
 import statistics
 import time
-from typing import Any
 
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
@@ -92,7 +91,7 @@ def main() -> None:
         for _ in range(args.repeats):  # the ways alternate, so that drift touches each alike
             for way, (audiences, streams) in ways.items():
                 figures[way].append(cost(payloads, audiences, streams))
-        median: dict[str, Any] = {way: statistics.median(f) for way, f in figures.items()}
+        median = {way: statistics.median(f) for way, f in figures.items()}
         extra, extra_whole = (
             (median[way] - median["one audience"]) / (seats - 1)
             for way in ("every seat", "every seat, first view whole")

@@ -4,12 +4,12 @@ Games recorded with the bots are created again on the server; N WatchGame stream
 on them (spread evenly, each with a seat's credential in turn, or none: a spectator), and once
 every stream has its first view the recorded moves are sent with ApplyMove at a fixed overall
 rate (`--watch-rate`), one game after another (a game that ended gives its turns to the
-others). It reports the moves and stream updates per
-second, the delivery latency (from sending a move to each stream holding its update), streams
-that missed an update, and the server's CPU per move and per update delivered. The moves
-measured are those sent within the window, and their updates are counted whenever they arrive
-(the bench waits for the last of them), so that a slow delivery on a busy machine shows as
-latency, never as updates missing from the count.
+others). It reports the moves and stream updates per second, the delivery latency (from
+sending a move to each stream holding its update), streams that missed an update, and the
+server's CPU per move and per update delivered. The moves measured are those sent within the
+window, and their updates are counted whenever they arrive (the bench waits for the last of
+them), so that a slow delivery on a busy machine shows as latency, never as updates missing
+from the count.
 """
 
 from __future__ import annotations
