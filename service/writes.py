@@ -177,9 +177,9 @@ class GameWrites:
             await self.schedule_entry(IndexEntry(keys.due_index(bucket), deadline, game_id))
 
     async def schedule_entry(self, entry: IndexEntry) -> None:
-        """Index a deadline ahead of the write that follows: sent at once, not waited for where
-        the store can (the write that follows goes out after it on the same connection, or
-        after it was written to its own in a cluster)."""
+        """Index a deadline ahead of the write that follows, not waited for where the store
+        can: on a single Redis queued before that write on their one connection (both go out
+        together, in order), in a cluster written to its own connection first."""
         done = functools.partial(_indexed, entry.game_id)
         if self.store.index_add_now(entry, done):
             return

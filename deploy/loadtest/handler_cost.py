@@ -15,7 +15,7 @@ runs between two calls, so each call's log line and metrics are counted with it.
 measured the same way, one call at a time.
 
     .venv/bin/python deploy/loadtest/handler_cost.py --cpu 0 [--game one_card] [--redis-url URL] \
-        [--concurrency 32]
+        [--concurrency 32] [--clock 3600]
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ async def measure(args: argparse.Namespace) -> None:
     for index in range(args.games):
         seed = args.seed + index
         create = pb.CreateGameRequest(seats=seats, seed=seed)
+        create.clock.seconds_per_decision = args.clock
         getattr(create, args.game).CopyFrom(options_for(args.game))
         created = await service.CreateGame(create, Context())
         requests = []
@@ -141,6 +142,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=300, help="moves per game at most")
     parser.add_argument("--concurrency", type=int, default=1, help="games played at once")
     parser.add_argument("--echoes", type=int, default=5000, help="Echo calls")
+    parser.add_argument("--clock", type=int, default=0, help="a turn clock of this many seconds")
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first game")
     args = parser.parse_args()
     if args.concurrency < 1:

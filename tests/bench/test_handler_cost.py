@@ -1,5 +1,6 @@
 """The handler-cost probe of docs/performance.md still runs and prints its figures, on the
-in-memory store and on a real Redis (there with two games played at once)."""
+in-memory store and on a real Redis (there with two games played at once, with and without a
+turn clock)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from croupier.service.embedded_redis import EmbeddedRedis
 PROBE = Path(__file__).parents[2] / "deploy" / "loadtest" / "handler_cost.py"
 
 
-@pytest.mark.parametrize("store", ["memory", "redis"])
+@pytest.mark.parametrize("store", ["memory", "redis", "redis, clocked"])
 def test_the_probe_prints_each_figure(store: str) -> None:
     command = [sys.executable, str(PROBE), "--games", "2", "--moves", "40", "--echoes", "50"]
-    if store == "redis":
+    if store == "redis, clocked":
+        command += ["--clock", "3600"]
+    if store.startswith("redis"):
         with EmbeddedRedis() as redis:
             done = run([*command, "--redis-url", redis.url, "--concurrency", "2"])
     else:

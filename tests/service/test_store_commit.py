@@ -5,6 +5,7 @@ nothing changed by any refusal. The Redis store runs against a real redis-server
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
@@ -15,7 +16,7 @@ import redis
 from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.service.memory_store import MemoryStore
 from croupier.service.redis_store import RedisStore
-from croupier.service.store import Commit, Snapshot, Store
+from croupier.service.store import Commit, IndexEntry, Snapshot, Store
 
 GAME = "0123456789abcdef01234567"
 
@@ -138,3 +139,43 @@ def test_the_game_and_its_move_log_are_read_together(store_factory: Callable[[],
         assert await store.load_with_log(GAME) == (Snapshot(1, b"new state 1", None), [])
 
     run(store_factory, scenario)
+
+
+def test_a_deadline_indexed_ahead_of_a_commit_goes_out_with_it_first(redis_url: str) -> None:
+    """A clocked move's due-index entry is sent ahead of its commit, not waited for
+    (docs/architecture.md, "Turn clocks", rule 3). On a single Redis both share one
+    connection: Redis reads them in one read (one write of the server's), the entry first."""
+    with redis.Redis.from_url(redis_url) as plain:
+        plain.flushdb()
+    commands: list[str] = []
+    listening = threading.Event()
+
+    def monitor() -> None:
+        with redis.Redis.from_url(redis_url) as watcher, watcher.monitor() as seen:
+            listening.set()
+            while not commands or not commands[-1].startswith("EVALSHA"):
+                command = seen.next_command()["command"]
+                if command.startswith(("ZADD", "EVALSHA")):
+                    commands.append(command)
+
+    async def scenario(store: Store) -> None:
+        assert (await store.commit(move(1, b"state 2"))).written  # connected, script loaded
+        outcomes: list[object] = []
+        with redis.Redis.from_url(redis_url) as plain:
+            reads = plain.info("stats")["total_reads_processed"]  # this INFO's read included
+            assert store.index_add_now(IndexEntry("due", 1234, GAME), outcomes.append)
+            assert (await store.commit(move(2, b"state 3"))).written
+            # Two reads more: the entry with the commit, and the next INFO.
+            assert plain.info("stats")["total_reads_processed"] - reads == 2
+            assert plain.zscore("due", GAME) == 1234
+        # In that order (seen by another client: Redis's MONITOR).
+        thread = threading.Thread(target=monitor, daemon=True)
+        thread.start()
+        assert listening.wait(10)
+        assert store.index_add_now(IndexEntry("due", 5678, GAME), outcomes.append)
+        assert (await store.commit(move(3, b"state 4"))).written
+        thread.join(10)
+        assert [command.split()[0] for command in commands] == ["ZADD", "EVALSHA"]
+        assert outcomes == [None, None]  # each entry's reply is counted when it comes
+
+    run(lambda: RedisStore(redis_url), scenario)
