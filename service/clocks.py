@@ -157,10 +157,14 @@ def refresh(game: LoadedGame, mover: int | None, now: int, by: By = "seat") -> N
     if mover is not None:
         _settle(clock, mover, now, by)
     active = set() if game.waiting or game.over else set(game.engine.active_seats(game.state))
+    # Read once, written only where they change: an access to a repeated field of the stored
+    # message costs more than the decision around it, and most seats stay as they were.
+    deadlines, started = list(clock.deadline_ms), list(clock.started_ms)
     for seat in range(seats):
         if seat not in active:
-            clock.deadline_ms[seat] = clock.started_ms[seat] = 0
-        elif seat == mover or not clock.deadline_ms[seat]:
+            if deadlines[seat] or started[seat]:
+                clock.deadline_ms[seat] = clock.started_ms[seat] = 0
+        elif seat == mover or not deadlines[seat]:
             clock.started_ms[seat] = now
             bank = clock.banks_ms[seat] if clock.bank_ms else 0
             clock.deadline_ms[seat] = now + clock.seconds * 1000 + bank

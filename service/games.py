@@ -108,7 +108,7 @@ class LoadedGame:
     @property
     def waiting(self) -> bool:
         """Some seats are open: no moves until every seat is claimed."""
-        return any(not digest for digest in self.stored.credential_hashes)
+        return not all(self.stored.credential_hashes)  # an open seat's hash is empty
 
     def result(self) -> GameResult | None:
         """The final result once the game is over: the engine's, or a forfeit's (a seat's
