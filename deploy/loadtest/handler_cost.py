@@ -97,7 +97,8 @@ async def measure(args: argparse.Namespace) -> None:
     for index in range(args.games):
         seed = args.seed + index
         create = pb.CreateGameRequest(seats=seats, seed=seed)
-        create.clock.seconds_per_decision = args.clock
+        if args.clock:  # else no clock message at all, as before the option
+            create.clock.seconds_per_decision = args.clock
         getattr(create, args.game).CopyFrom(options_for(args.game))
         created = await service.CreateGame(create, Context())
         requests = []
