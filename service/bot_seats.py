@@ -50,7 +50,7 @@ class BotSeats:
                     return
                 emitted = game.engine.apply(game.state, chosen.seat, chosen.move)
                 move = game.wrap_move(chosen.move)
-                response, commit = moves.move_commit(
+                _, commit = moves.move_commit(
                     self._settings, game, chosen.seat, move, emitted, None, b"", 0, by="service"
                 )
                 await self._writes.schedule(game)
@@ -59,7 +59,7 @@ class BotSeats:
                     metrics.BOT_MOVES.labels(chosen.level).inc()
                     snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
                     self._states.put(game_id, snapshot.version, snapshot.data)
-                    await self._writes.feed_move(game_id, snapshot.version, response)
+                    await self._writes.feed_move(commit, result)
                     continue
                 if result.current is None:
                     self._states.forget(game_id)

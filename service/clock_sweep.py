@@ -99,7 +99,7 @@ class ClockSweep:
             game.stored.clock.timeouts += 1
             # Only a human seat's timeouts count towards its being away.
             by: clocks.By = "service" if bot_seat else "timeout"
-            response, commit = moves.move_commit(
+            _, commit = moves.move_commit(
                 self._settings,
                 game,
                 seat,
@@ -119,7 +119,7 @@ class ClockSweep:
                 log.info("timeout_fired", game=game_id, seat=seat, late_ms=now - deadline)
                 snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
                 self._states.put(game_id, snapshot.version, snapshot.data)
-                await self._writes.feed_move(game_id, snapshot.version, response)
+                await self._writes.feed_move(commit, result)
                 continue
             # A move (or another replica's timeout) landed first: decide again on it.
             snapshot = result.current

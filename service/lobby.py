@@ -16,6 +16,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from croupier.service import errors, keys
 from croupier.service.games import LoadedGame, game_name, open_seats, player_ids
+from croupier.service.store import FeedEntry
 from croupier.v1 import game_service_pb2 as pb
 
 MAX_PLAYER_ID = 128
@@ -209,8 +210,10 @@ def feed_event(
     players: list[str],
     seat: int = -1,
     result: pb.GameView | None = None,
-) -> tuple[str, bytes, dict[str, str]]:
-    """A feed entry: its stream (the shard of the game, so one game's events stay in order),
+    *,
+    max_len: int,
+) -> FeedEntry:
+    """A feed entry: in the stream of the game's shard (so one game's events stay in order),
     the serialized FeedEvent, and plain fields for readers without the protos."""
     name = game_name(game_id)
     event = pb.FeedEvent(
@@ -226,4 +229,4 @@ def feed_event(
         event.result.CopyFrom(result.result)
     fields = {"kind": _KIND_FIELDS[kind], "game": name, "version": str(version)}
     stream = keys.feed(keys.bucket_of(game_id, keys.FEED_SHARDS))
-    return stream, event.SerializeToString(), fields
+    return FeedEntry(stream, event.SerializeToString(), fields, max_len)

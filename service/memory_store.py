@@ -13,9 +13,11 @@ from croupier.service import keys
 from croupier.service.fanout import Fanout, WatchQueue
 from croupier.service.store import (
     WRITTEN,
+    WRITTEN_AND_FED,
     Commit,
     CommitResult,
     Done,
+    FeedEntry,
     IndexEntry,
     Snapshot,
     Update,
@@ -84,7 +86,9 @@ class MemoryStore:
         if key is not None and commit.record is not None:
             self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
         self._fanout.publish(keys.channel(commit.game_id), commit.notification_head + commit.data)
-        return WRITTEN
+        for entry in commit.feed:
+            self._append(entry)
+        return WRITTEN_AND_FED
 
     async def update(self, update: Update) -> CommitResult:
         game = self._game(update.game_id)
@@ -129,25 +133,21 @@ class MemoryStore:
         ]
         return merge_page(found, before, count)
 
-    async def feed_append(
-        self, stream: str, event: bytes, fields: dict[str, str], max_len: int
-    ) -> None:
-        self._append(stream, event, fields, max_len)
+    async def feed_append(self, entry: FeedEntry) -> None:
+        self._append(entry)
 
-    def _append(self, stream: str, event: bytes, fields: dict[str, str], max_len: int) -> None:
-        entries = self.feed.setdefault(stream, [])
-        entries.append((fields, event))
-        del entries[:-max_len]
+    def _append(self, entry: FeedEntry) -> None:
+        entries = self.feed.setdefault(entry.stream, [])
+        entries.append((entry.fields, entry.event))
+        del entries[: -entry.max_len]
 
     def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
         self._index(entry)
         done(None)
         return True
 
-    def feed_append_later(
-        self, stream: str, event: bytes, fields: dict[str, str], max_len: int, done: Done
-    ) -> bool:
-        self._append(stream, event, fields, max_len)
+    def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
+        self._append(entry)
         done(None)
         return True
 

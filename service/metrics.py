@@ -29,6 +29,7 @@ from croupier.service.store import (
     Commit,
     CommitResult,
     Done,
+    FeedEntry,
     IndexEntry,
     Snapshot,
     Store,
@@ -268,6 +269,10 @@ class MeasuredStore:
 
     async def commit(self, commit: Commit) -> CommitResult:
         result: CommitResult = await self._timed("commit", self._store.commit(commit))
+        if result.feed_lost:
+            # Appended in the commit's own step, and refused there: counted as a refused
+            # append of its own would be.
+            STORE_ERRORS.labels("feed_append").inc(result.feed_lost)
         return result
 
     async def get_create_record(self, request_id: str) -> bytes | None:
@@ -315,19 +320,14 @@ class MeasuredStore:
         )
         return page
 
-    async def feed_append(
-        self, stream: str, event: bytes, fields: dict[str, str], max_len: int
-    ) -> None:
-        await self._timed("feed_append", self._store.feed_append(stream, event, fields, max_len))
+    async def feed_append(self, entry: FeedEntry) -> None:
+        await self._timed("feed_append", self._store.feed_append(entry))
 
     def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
         return self._store.index_add_now(entry, _timed_done("index_add", done))
 
-    def feed_append_later(
-        self, stream: str, event: bytes, fields: dict[str, str], max_len: int, done: Done
-    ) -> bool:
-        measured = _timed_done("feed_append", done)
-        return self._store.feed_append_later(stream, event, fields, max_len, measured)
+    def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
+        return self._store.feed_append_later(entry, _timed_done("feed_append", done))
 
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         secret: bytes = await self._timed(

@@ -16,7 +16,7 @@ from croupier.service.calls import CallLog
 from croupier.service.config import Settings
 from croupier.service.games import LoadedGame, notification_head
 from croupier.service.store import Commit, Snapshot
-from croupier.service.writes import GameWrites
+from croupier.service.writes import GameWrites, move_feed
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2 import GameStatus
 from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove
@@ -144,5 +144,6 @@ def move_commit(
         record=record,
         record_ttl_seconds=settings.request_ttl_seconds,
         deadline_ms=deadline_ms,
+        feed=move_feed(settings, game.game_id, game.version, response.view),
     )
     return response, commit

@@ -41,9 +41,11 @@ from croupier.service.resp import RespClient
 from croupier.service.resp_cluster import ClusterClient
 from croupier.service.store import (
     WRITTEN,
+    WRITTEN_AND_FED,
     Commit,
     CommitResult,
     Done,
+    FeedEntry,
     IndexEntry,
     Snapshot,
     StoreUnavailable,
@@ -54,13 +56,18 @@ from croupier.service.store import (
 log = structlog.get_logger(__name__)
 
 
-# KEYS: game hash, log list, channel[, request record]
+# KEYS: game hash, log list, channel[, request record][, feed stream]
 # ARGV: expected version, new version, state, log entry, ttl, notification head, token,
-#       deadline (Unix ms, 0: none)[, record, record ttl]
-# Returns 1 when the move is written (or was, by this same commit sent before); 0 when the
-# deadline has passed (by Redis's clock); otherwise {state, version, record} of the game as it
-# is now (false when absent): a request already applied is never applied again, and a caller
-# whose version was stale decides again from it.
+#       deadline (Unix ms, 0: none), record ('': none), record ttl, feed max length, then the
+#       feed entries to append once the move is written, each its number of arguments and
+#       those (field, value, field, value...)
+# Returns 1 when the move is written (or was, by this same commit sent before) with its feed
+# entries; {lost} when written but Redis refused `lost` of its feed entries (redis.pcall: a
+# refused append never refuses the move); 0 when the deadline has passed (by Redis's clock);
+# otherwise {state, version, record} of the game as it is now (false when absent): a request
+# already applied is never applied again, and a caller whose version was stale decides again
+# from it. The feed entries come only on a single Redis: in a cluster the stream is in
+# another slot, and the caller appends them after the write.
 COMMIT_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'v', 't')
 if current[1] == ARGV[2] and current[2] == ARGV[7] then return 1 end
@@ -71,7 +78,7 @@ if ARGV[8] ~= '0' then
   end
 end
 local kept = false
-if #KEYS == 4 then kept = redis.call('GET', KEYS[4]) end
+if ARGV[9] ~= '' then kept = redis.call('GET', KEYS[4]) end
 if kept or current[1] ~= ARGV[1] then
   return {redis.call('HGET', KEYS[1], 's'), current[1], kept}
 end
@@ -79,8 +86,17 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 't', ARGV[7])
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-if #KEYS == 4 then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
+if ARGV[9] ~= '' then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
 redis.call('SPUBLISH', KEYS[3], ARGV[6] .. ARGV[3])
+local lost, i = 0, 12
+while i <= #ARGV do
+  local n = tonumber(ARGV[i])
+  local added = redis.pcall('XADD', KEYS[#KEYS], 'MAXLEN', '~', ARGV[11], '*',
+    unpack(ARGV, i + 1, i + n))
+  if type(added) == 'table' and added.err then lost = lost + 1 end
+  i = i + n + 1
+end
+if lost > 0 then return {lost} end
 return 1
 """
 
@@ -90,22 +106,33 @@ TOO_LATE = CommitResult(False, too_late=True)
 SECRET_TTL_SECONDS = 10 * 365 * 24 * 3600
 
 
-def commit_result(reply: Any) -> CommitResult:
-    """What COMMIT_SCRIPT's reply says."""
+def commit_result(reply: Any, fed: bool = False) -> CommitResult:
+    """What COMMIT_SCRIPT's (or UPDATE_SCRIPT's) reply says; `fed`: the commit's feed
+    entries went with it."""
     if reply == 1:
-        return WRITTEN
+        return WRITTEN_AND_FED if fed else WRITTEN
     if reply == 0:
         return TOO_LATE
+    if len(reply) == 1:
+        # Redis's refusal of an XADD (a key of another type) is a ResponseError, as it would
+        # be for an append of its own.
+        return CommitResult(True, fed=True, feed_lost=int(reply[0]), feed_error="ResponseError")
     data, version, record = reply
     if data is None or version is None:
         return CommitResult(False)
     return CommitResult(False, Snapshot(int(version), data, record))
 
 
-def commit_arguments(commit: Commit, token: str) -> tuple[list[str], list[Any]]:
-    """COMMIT_SCRIPT's KEYS and ARGV for `commit`, written with the unique `token`."""
+def commit_arguments(commit: Commit, token: str, feed: bool = False) -> tuple[list[str], list[Any]]:
+    """COMMIT_SCRIPT's KEYS and ARGV for `commit`, written with the unique `token`, with the
+    commit's feed entries if `feed` (they share the game's stream and its cap)."""
     game_id = commit.game_id
     script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
+    record: bytes | str = ""  # none
+    record_ttl = 0
+    if commit.request_id is not None and commit.record is not None:
+        script_keys.append(keys.request(game_id, commit.request_id))
+        record, record_ttl = commit.record, commit.record_ttl_seconds
     args: list[Any] = [
         commit.expected_version,
         commit.expected_version + 1,
@@ -115,10 +142,15 @@ def commit_arguments(commit: Commit, token: str) -> tuple[list[str], list[Any]]:
         commit.notification_head,
         token,
         commit.deadline_ms,
+        record,
+        record_ttl,
     ]
-    if commit.request_id is not None and commit.record is not None:
-        script_keys.append(keys.request(game_id, commit.request_id))
-        args += [commit.record, commit.record_ttl_seconds]
+    if not feed or not commit.feed:
+        return script_keys, [*args, 0]
+    script_keys.append(commit.feed[0].stream)
+    args.append(commit.feed[0].max_len)
+    for entry in commit.feed:
+        args += [2 * len(entry.fields) + 2, *_stream_fields(entry)]
     return script_keys, args
 
 
@@ -239,8 +271,11 @@ class RedisStore:
 
     @_store_errors
     async def commit(self, commit: Commit) -> CommitResult:
-        script_keys, args = commit_arguments(commit, self._token())
-        return commit_result(await self._commit(keys=script_keys, args=args))
+        # On a single Redis the move's feed entries are appended by the script itself: no
+        # command and no reply of their own (docs/performance.md).
+        fed = not self.cluster
+        script_keys, args = commit_arguments(commit, self._token(), fed)
+        return commit_result(await self._commit(keys=script_keys, args=args), fed)
 
     def _token(self) -> str:
         return f"{self._token_prefix}{next(self._token_numbers):x}"
@@ -318,10 +353,8 @@ class RedisStore:
         return merge_page(found, before, count)
 
     @_store_errors
-    async def feed_append(
-        self, stream: str, event: bytes, fields: dict[str, str], max_len: int
-    ) -> None:
-        await self._command(*_xadd(stream, event, fields, max_len))
+    async def feed_append(self, entry: FeedEntry) -> None:
+        await self._command(*_xadd(entry))
 
     def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
         # Ahead of the write that follows. On one connection, queued before it is enough: this
@@ -331,10 +364,8 @@ class RedisStore:
         at_once = isinstance(self._redis, ClusterClient)
         return self._send_nowait(done, at_once, "ZADD", entry.key, entry.score, entry.game_id)
 
-    def feed_append_later(
-        self, stream: str, event: bytes, fields: dict[str, str], max_len: int, done: Done
-    ) -> bool:
-        return self._send_nowait(done, False, *_xadd(stream, event, fields, max_len))
+    def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
+        return self._send_nowait(done, False, *_xadd(entry))
 
     def _send_nowait(self, done: Done, at_once: bool, *args: Any) -> bool:
         """One command through the lean client without waiting (redis-py's, for TLS, cannot:
@@ -520,12 +551,17 @@ class RedisStore:
             await self._subscriber.aclose()
 
 
-def _xadd(stream: str, event: bytes, fields: dict[str, str], max_len: int) -> list[Any]:
-    """The command appending a feed entry: its plain fields, then the event."""
-    command: list[Any] = ["XADD", stream, "MAXLEN", "~", max_len, "*"]
-    for name, value in fields.items():
+def _xadd(entry: FeedEntry) -> list[Any]:
+    """The command appending a feed entry."""
+    return ["XADD", entry.stream, "MAXLEN", "~", entry.max_len, "*", *_stream_fields(entry)]
+
+
+def _stream_fields(entry: FeedEntry) -> list[Any]:
+    """A feed entry's fields in its stream: its plain fields, then the event."""
+    command: list[Any] = []
+    for name, value in entry.fields.items():
         command += [name, value]
-    return [*command, "event", event]
+    return [*command, "event", entry.event]
 
 
 def _tell(done: Done, reply: asyncio.Future[Any]) -> None:

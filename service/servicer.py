@@ -398,7 +398,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 metrics.remembered_state("stale" if moved_on else "current").inc()
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
-                await self._feed_move(game_id, commit.expected_version + 1, response)
+                await self._feed_move(commit, result)
                 if response.view.bot_levels or any(response.view.away):
                     self._start_bots_of(game_id)
                 return response

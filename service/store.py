@@ -29,6 +29,17 @@ class Snapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedEntry:
+    """One entry of the event feed: a serialized FeedEvent with plain fields for readers
+    without the protos, for a stream capped at about `max_len` entries."""
+
+    stream: str
+    event: bytes
+    fields: dict[str, str]
+    max_len: int
+
+
+@dataclass(frozen=True, slots=True)
 class Commit:
     """Everything one applied move writes, in one atomic step."""
 
@@ -47,6 +58,9 @@ class Commit:
     # The caller's deadline, in Unix milliseconds (0: none): a write that reaches the store
     # later is not made, so DEADLINE_EXCEEDED from the store means that nothing was applied.
     deadline_ms: int = 0
+    # The move's feed entries, appended only once the move is written: by the store in the
+    # same step where it can (CommitResult.fed), else by the caller right after.
+    feed: tuple[FeedEntry, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +73,15 @@ class CommitResult:
     written: bool
     current: Snapshot | None = None
     too_late: bool = False  # not written: it reached the store after the commit's deadline
+    # Written, and the commit's feed entries appended in the same step (none left for the
+    # caller), but for `feed_lost` of them the store refused, for the reason `feed_error`.
+    fed: bool = False
+    feed_lost: int = 0
+    feed_error: str = ""
 
 
 WRITTEN = CommitResult(True)
+WRITTEN_AND_FED = CommitResult(True, fed=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +147,8 @@ class Store(Protocol):
 
     async def commit(self, commit: Commit) -> CommitResult:
         """Write the move if the game is still at `expected_version`, the commit's request id
-        has no record yet and its deadline has not passed, in one round trip."""
+        has no record yet and its deadline has not passed, in one round trip; with it, where
+        this store can, the commit's feed entries (a refused one does not refuse the move)."""
 
     async def get_create_record(self, request_id: str) -> bytes | None:
         """The record kept for a CreateGame request id."""
@@ -167,10 +188,8 @@ class Store(Protocol):
         """The first `count` entries of the union of the indexes after the cursor `before`
         (creation ms, game id), newest first (see merge_page)."""
 
-    async def feed_append(
-        self, stream: str, event: bytes, fields: dict[str, str], max_len: int
-    ) -> None:
-        """Append one event to a feed stream capped at about `max_len` entries."""
+    async def feed_append(self, entry: FeedEntry) -> None:
+        """Append one entry to its feed stream."""
 
     def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
         """Send one index entry at once, ahead of every command sent after it, and return
@@ -178,9 +197,7 @@ class Store(Protocol):
         indexed before the write that sets it goes out. False when this store cannot (nothing
         is sent: await `index_add` instead)."""
 
-    def feed_append_later(
-        self, stream: str, event: bytes, fields: dict[str, str], max_len: int, done: Done
-    ) -> bool:
+    def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
         """`feed_append` sent with the other commands of this turn of the event loop, without
         waiting for the store (`done` is told how it ended). False when this store cannot
         (nothing is sent: await `feed_append` instead)."""

@@ -14,7 +14,16 @@ from croupier.service.calls import CallLog
 from croupier.service.config import Settings
 from croupier.service.games import LoadedGame, game_name, notification_head, open_seats, player_ids
 from croupier.service.recent_states import RecentStates
-from croupier.service.store import IndexEntry, Snapshot, Store, StoreUnavailable, Update
+from croupier.service.store import (
+    Commit,
+    CommitResult,
+    FeedEntry,
+    IndexEntry,
+    Snapshot,
+    Store,
+    StoreUnavailable,
+    Update,
+)
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import MoveNotification
 
@@ -85,15 +94,18 @@ class GameWrites:
         game's write is made): a store failure here is logged and counted, and that event is
         lost (docs/api.md, "The event feed"). The append is sent before this returns, and not
         waited for where the store can (its outcome is counted when it comes)."""
-        stream, event, fields = lobby.feed_event(
-            kind, game_id, version, game_type, players, seat, result
-        )
-        done = functools.partial(_appended, game_id, fields["kind"])
         max_len = self.settings.feed_max_len
-        if self.store.feed_append_later(stream, event, fields, max_len, done):
+        entry = lobby.feed_event(
+            kind, game_id, version, game_type, players, seat, result, max_len=max_len
+        )
+        await self.append(game_id, entry)
+
+    async def append(self, game_id: str, entry: FeedEntry) -> None:
+        done = functools.partial(_appended, game_id, entry.fields["kind"])
+        if self.store.feed_append_later(entry, done):
             return
         try:
-            await self.store.feed_append(stream, event, fields, max_len)
+            await self.store.feed_append(entry)
         except StoreUnavailable as exc:
             done(exc)
 
@@ -132,32 +144,19 @@ class GameWrites:
         self.states.put(game.game_id, result.current.version, result.current.data)
         return result.current
 
-    async def feed_move(self, game_id: str, version: int, response: pb.ApplyMoveResponse) -> None:
-        """The feed entries of a move just written: the game's end, and with --feed-moves every
-        move (each one more command, sent after the move's own write: docs/scaling.md)."""
-        view = response.view
-        finished = view.HasField("result")
-        if not finished and not self.settings.feed_moves:
+    async def feed_move(self, commit: Commit, result: CommitResult) -> None:
+        """A move just written: its feed entries (`move_feed`), unless the store appended them
+        with the move (then only the ones it refused are counted and logged)."""
+        if not result.fed:
+            for entry in commit.feed:
+                await self.append(commit.game_id, entry)
             return
-        players = list(view.player_ids)
-        if self.settings.feed_moves:
-            await self.feed(
-                pb.FeedEvent.Kind.KIND_MOVE,
-                game_id,
-                version,
-                view.game_type,
-                players,
-                seat=view.viewer_seat,
-            )
-        if finished:
-            await self.feed(
-                pb.FeedEvent.Kind.KIND_GAME_FINISHED,
-                game_id,
-                version,
-                view.game_type,
-                players,
-                result=view,
-            )
+        if result.feed_lost:
+            # The reply counts them; a move's entries share one stream, so a refusal is its
+            # and any later entry's.
+            error = StoreUnavailable(result.feed_error)
+            for entry in commit.feed[: result.feed_lost]:
+                _appended(commit.game_id, entry.fields["kind"], error)
 
     async def schedule(self, game: LoadedGame, latest: int | None = None) -> None:
         """Put the game's next deadline in the due index, before the write that sets it (so a
@@ -187,6 +186,33 @@ class GameWrites:
             await self.store.index_add([entry])
         except StoreUnavailable as exc:
             done(exc)
+
+
+def move_feed(
+    settings: Settings, game_id: str, version: int, view: pb.GameView
+) -> tuple[FeedEntry, ...]:
+    """The feed entries of a move that made the game `version` (its view `view`): the game's
+    end, and with --feed-moves every move (docs/scaling.md)."""
+    finished = view.HasField("result")
+    if not finished and not settings.feed_moves:
+        return ()
+    players = list(view.player_ids)
+    game_type, max_len = view.game_type, settings.feed_max_len
+    entries: list[FeedEntry] = []
+    if settings.feed_moves:
+        kind = pb.FeedEvent.Kind.KIND_MOVE
+        seat = view.viewer_seat
+        entries.append(
+            lobby.feed_event(kind, game_id, version, game_type, players, seat, max_len=max_len)
+        )
+    if finished:
+        kind = pb.FeedEvent.Kind.KIND_GAME_FINISHED
+        entries.append(
+            lobby.feed_event(
+                kind, game_id, version, game_type, players, result=view, max_len=max_len
+            )
+        )
+    return tuple(entries)
 
 
 def _appended(game_id: str, kind: str, error: StoreUnavailable | None) -> None:

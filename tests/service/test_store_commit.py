@@ -16,7 +16,7 @@ import redis
 from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.service.memory_store import MemoryStore
 from croupier.service.redis_store import RedisStore
-from croupier.service.store import Commit, IndexEntry, Snapshot, Store
+from croupier.service.store import Commit, FeedEntry, IndexEntry, Snapshot, Store
 
 GAME = "0123456789abcdef01234567"
 
@@ -177,5 +177,81 @@ def test_a_deadline_indexed_ahead_of_a_commit_goes_out_with_it_first(redis_url: 
         thread.join(10)
         assert [command.split()[0] for command in commands] == ["ZADD", "EVALSHA"]
         assert outcomes == [None, None]  # each entry's reply is counted when it comes
+
+    run(lambda: RedisStore(redis_url), scenario)
+
+
+STREAM = "croupier:feed:{feed-0}"
+FEED = (
+    FeedEntry(STREAM, b"move event", {"kind": "move", "game": "games/x", "version": "2"}, 100),
+    FeedEntry(STREAM, b"end event", {"kind": "game_finished", "game": "games/x"}, 100),
+)
+
+
+def fed(store: Store, redis_url: str) -> list[tuple[dict[str, str], bytes]]:
+    """The stream's entries, each its plain fields and its event."""
+    if isinstance(store, MemoryStore):
+        return store.feed.get(STREAM, [])
+    with redis.Redis.from_url(redis_url) as plain:
+        entries = plain.xrange(STREAM)
+    return [
+        ({k.decode(): v.decode() for k, v in fields.items() if k != b"event"}, fields[b"event"])
+        for _, fields in entries
+    ]
+
+
+def test_a_moves_feed_entries_are_appended_with_it_once_written(
+    store_factory: Callable[[], Store], redis_url: str
+) -> None:
+    """A commit's feed entries go in its own step (docs/api.md, "The event feed"): after the
+    write, in order; none for a commit that is refused, nor twice for one sent twice."""
+
+    async def scenario(store: Store) -> None:
+        result = await store.commit(replace(move(1, b"state 2", "r1"), feed=FEED))
+        assert (result.written, result.fed, result.feed_lost) == (True, True, 0)
+        expected = [(entry.fields, entry.event) for entry in FEED]
+        assert fed(store, redis_url) == expected
+        stale = await store.commit(replace(move(1, b"other state 2"), feed=FEED))
+        replayed = await store.commit(replace(move(2, b"state 3", "r1"), feed=FEED))
+        late = replace(move(2, b"state 3"), feed=FEED, deadline_ms=int(time.time() * 1000) - 1)
+        too_late = await store.commit(late)
+        assert [r.written for r in (stale, replayed, too_late)] == [False, False, False]
+        assert fed(store, redis_url) == expected
+        assert await store.load(GAME) == Snapshot(2, b"state 2", None)
+
+    run(store_factory, scenario)
+
+
+def test_on_a_single_redis_the_feed_entries_add_no_command(redis_url: str) -> None:
+    """The script appends them: Redis reads nothing more than the commit (docs/performance.md,
+    "The feed's entries in the commit")."""
+    with redis.Redis.from_url(redis_url) as plain:
+        plain.flushdb()
+
+    async def scenario(store: Store) -> None:
+        assert (await store.commit(move(1, b"state 2"))).written  # connected, script loaded
+        with redis.Redis.from_url(redis_url) as plain:
+            reads = plain.info("stats")["total_reads_processed"]  # this INFO's read included
+            assert (await store.commit(replace(move(2, b"state 3"), feed=FEED))).written
+            # Two reads more: the commit, and the next INFO.
+            assert plain.info("stats")["total_reads_processed"] - reads == 2
+            assert plain.xlen(STREAM) == 2
+
+    run(lambda: RedisStore(redis_url), scenario)
+
+
+def test_a_feed_entry_redis_refuses_in_the_commit_leaves_the_move_written(
+    redis_url: str,
+) -> None:
+    """A refused append (here the stream's key holds a string) is told, never a refused move."""
+    with redis.Redis.from_url(redis_url) as plain:
+        plain.flushdb()
+        plain.set(STREAM, b"not a stream")
+
+    async def scenario(store: Store) -> None:
+        result = await store.commit(replace(move(1, b"state 2"), feed=FEED))
+        assert (result.written, result.fed) == (True, True)
+        assert (result.feed_lost, result.feed_error) == (2, "ResponseError")
+        assert await store.load_with_log(GAME) == (Snapshot(2, b"state 2", None), [b"entry"])
 
     run(lambda: RedisStore(redis_url), scenario)

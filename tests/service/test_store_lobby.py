@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from croupier.service.store import IndexEntry, Snapshot, Store, Update
+from croupier.service.store import FeedEntry, IndexEntry, Snapshot, Store, Update
 from tests.service.test_store_commit import GAME, move, redis_url, store_factory
 
 __all__ = ["redis_url", "store_factory"]  # the fixtures, shared with test_store_commit
@@ -95,6 +95,6 @@ def test_the_first_secret_stored_is_everyones(store_factory: Callable[[], Store]
         first = await store.shared_secret("croupier:test-secret", b"one")
         assert first == b"one"
         assert await store.shared_secret("croupier:test-secret", b"two") == b"one"
-        await store.feed_append("croupier:test-feed", b"event", {"kind": "x"}, 10)
+        await store.feed_append(FeedEntry("croupier:test-feed", b"event", {"kind": "x"}, 10))
 
     run(store_factory, scenario)

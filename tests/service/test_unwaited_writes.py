@@ -1,7 +1,8 @@
-"""The writes a move sends without waiting for Redis's answer (service/writes.py): a turn-clock
-deadline, indexed ahead of the move's write, and an event-feed entry, appended after it. A
-failed one never fails the move, and never vanishes: it is counted and logged. Real
-redis-server and real server processes; the failure is Redis's own (a key of the wrong type)."""
+"""The writes a move does not wait for (service/writes.py): a turn-clock deadline, indexed
+ahead of the move's write, and an event-feed entry, appended with it (on a single Redis, by the
+move's own script) or after it. A failed one never fails the move, and never vanishes: it is
+counted and logged. Real redis-server and real server processes; the failure is Redis's own (a
+key of the wrong type)."""
 
 from __future__ import annotations
 
@@ -74,7 +75,8 @@ def test_a_feed_entry_redis_refuses_is_counted_and_logged_and_the_moves_stand(
         game = croupier.create(options_for("trinity"), 3, seed=3)
         view, moves = finish([croupier], game.name, list(game.seat_credentials), seed=3)
         assert view.move_count == moves > 0
-        # Created, every move, finished: each counted once its reply came.
+        # Created (an append of its own), every move and the end (appended by the moves'
+        # scripts): each counted once its reply came.
         assert_refusals(metrics_port, "croupier_feed_lost_total", "feed_append", moves + 2)
     lines = logged(log, "feed_append_failed")
     assert len(lines) == moves + 2
