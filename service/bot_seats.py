@@ -53,13 +53,13 @@ class BotSeats:
                 _, commit = moves.move_commit(
                     self._settings, game, chosen.seat, move, emitted, None, b"", 0, by="service"
                 )
-                await self._writes.schedule(game)
+                await self._writes.before_commit(commit)
                 result = await self._store.commit(commit)
                 if result.written:
                     metrics.BOT_MOVES.labels(chosen.level).inc()
                     snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
                     self._states.put(game_id, snapshot.version, snapshot.data)
-                    await self._writes.feed_move(commit, result)
+                    await self._writes.after_commit(commit, result)
                     continue
                 if result.current is None:
                     self._states.forget(game_id)

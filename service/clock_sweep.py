@@ -111,7 +111,7 @@ class ClockSweep:
                 (deadline, now),
                 by,
             )
-            await self._writes.schedule(game)
+            await self._writes.before_commit(commit)
             result = await self._store.commit(commit)
             if result.written:
                 metrics.TIMEOUTS.inc()
@@ -119,7 +119,7 @@ class ClockSweep:
                 log.info("timeout_fired", game=game_id, seat=seat, late_ms=now - deadline)
                 snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
                 self._states.put(game_id, snapshot.version, snapshot.data)
-                await self._writes.feed_move(commit, result)
+                await self._writes.after_commit(commit, result)
                 continue
             # A move (or another replica's timeout) landed first: decide again on it.
             snapshot = result.current

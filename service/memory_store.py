@@ -13,7 +13,6 @@ from croupier.service import keys
 from croupier.service.fanout import Fanout, WatchQueue
 from croupier.service.store import (
     WRITTEN,
-    WRITTEN_AND_FED,
     Commit,
     CommitResult,
     Done,
@@ -34,6 +33,8 @@ class _Game:
 
 
 class MemoryStore:
+    entries_with_commit = True  # a commit's due-index and feed entries are written with it
+
     def __init__(self) -> None:
         self._games: dict[str, _Game] = {}
         self._records: dict[str, tuple[bytes, float]] = {}
@@ -86,9 +87,11 @@ class MemoryStore:
         if key is not None and commit.record is not None:
             self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
         self._fanout.publish(keys.channel(commit.game_id), commit.notification_head + commit.data)
+        if commit.due is not None:
+            self._index(commit.due)
         for entry in commit.feed:
             self._append(entry)
-        return WRITTEN_AND_FED
+        return WRITTEN
 
     async def update(self, update: Update) -> CommitResult:
         game = self._game(update.game_id)

@@ -249,6 +249,7 @@ class MeasuredStore:
 
     def __init__(self, store: Store) -> None:
         self._store = store
+        self.entries_with_commit = store.entries_with_commit
 
     async def _timed(self, operation: str, awaitable: Any) -> Any:
         started = time.perf_counter()
@@ -269,10 +270,12 @@ class MeasuredStore:
 
     async def commit(self, commit: Commit) -> CommitResult:
         result: CommitResult = await self._timed("commit", self._store.commit(commit))
+        # Entries written in the commit's own step, and refused there: counted as refused
+        # commands of their own would be.
         if result.feed_lost:
-            # Appended in the commit's own step, and refused there: counted as a refused
-            # append of its own would be.
             STORE_ERRORS.labels("feed_append").inc(result.feed_lost)
+        if result.due_refused:
+            STORE_ERRORS.labels("index_add").inc()
         return result
 
     async def get_create_record(self, request_id: str) -> bytes | None:

@@ -122,6 +122,7 @@ def move_commit(
     over = response.view.status == GameStatus.GAME_STATUS_FINISHED  # game.over, computed once
     data = game.encode()
     head = notification_head(game.notification(emitted), len(data))
+    deadline = clocks.next_deadline(game)
     record = None
     if request_id is not None:
         record = IdempotencyRecord(
@@ -144,6 +145,7 @@ def move_commit(
         record=record,
         record_ttl_seconds=settings.request_ttl_seconds,
         deadline_ms=deadline_ms,
+        due=None if deadline is None else clocks.due_entry(game, deadline),
         feed=move_feed(settings, game.game_id, game.version, response.view),
     )
     return response, commit

@@ -41,7 +41,6 @@ from croupier.service.resp import RespClient
 from croupier.service.resp_cluster import ClusterClient
 from croupier.service.store import (
     WRITTEN,
-    WRITTEN_AND_FED,
     Commit,
     CommitResult,
     Done,
@@ -56,18 +55,18 @@ from croupier.service.store import (
 log = structlog.get_logger(__name__)
 
 
-# KEYS: game hash, log list, channel[, request record][, feed stream]
+# KEYS: game hash, log list, channel[, request record][, due index][, feed stream]
 # ARGV: expected version, new version, state, log entry, ttl, notification head, token,
-#       deadline (Unix ms, 0: none), record ('': none), record ttl, feed max length, then the
-#       feed entries to append once the move is written, each its number of arguments and
-#       those (field, value, field, value...)
-# Returns 1 when the move is written (or was, by this same commit sent before) with its feed
-# entries; {lost} when written but Redis refused `lost` of its feed entries (redis.pcall: a
-# refused append never refuses the move); 0 when the deadline has passed (by Redis's clock);
-# otherwise {state, version, record} of the game as it is now (false when absent): a request
-# already applied is never applied again, and a caller whose version was stale decides again
-# from it. The feed entries come only on a single Redis: in a cluster the stream is in
-# another slot, and the caller appends them after the write.
+#       deadline (Unix ms, 0: none), record ('': none), record ttl, the game's next turn-clock
+#       deadline for the due index ('': none), the game id, feed max length, then the feed
+#       entries, each its number of arguments and those (field, value, field, value...)
+# Returns 1 when the move is written (or was, by this same commit sent before) with its
+# entries; {feed entries lost, due entry refused (1) or not (0)} when written but Redis refused
+# some of its entries (redis.pcall: a refused entry never refuses the move); 0 when the
+# deadline has passed (by Redis's clock); otherwise {state, version, record} of the game as it
+# is now (false when absent): a request already applied is never applied again, and a caller
+# whose version was stale decides again from it. The due-index and feed entries come only on
+# a single Redis: in a cluster their keys are in other slots, and the caller writes them.
 COMMIT_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'v', 't')
 if current[1] == ARGV[2] and current[2] == ARGV[7] then return 1 end
@@ -77,8 +76,12 @@ if ARGV[8] ~= '0' then
     return 0
   end
 end
+local k = 4
+local record_key, due_key
+if ARGV[9] ~= '' then record_key = KEYS[k]; k = k + 1 end
+if ARGV[11] ~= '' then due_key = KEYS[k]; k = k + 1 end
 local kept = false
-if ARGV[9] ~= '' then kept = redis.call('GET', KEYS[4]) end
+if record_key then kept = redis.call('GET', record_key) end
 if kept or current[1] ~= ARGV[1] then
   return {redis.call('HGET', KEYS[1], 's'), current[1], kept}
 end
@@ -86,17 +89,22 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 't', ARGV[7])
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-if ARGV[9] ~= '' then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
+if record_key then redis.call('SET', record_key, ARGV[9], 'EX', ARGV[10]) end
 redis.call('SPUBLISH', KEYS[3], ARGV[6] .. ARGV[3])
-local lost, i = 0, 12
+local unindexed = 0
+if due_key then
+  local added = redis.pcall('ZADD', due_key, ARGV[11], ARGV[12])
+  if type(added) == 'table' and added.err then unindexed = 1 end
+end
+local lost, i = 0, 14
 while i <= #ARGV do
   local n = tonumber(ARGV[i])
-  local added = redis.pcall('XADD', KEYS[#KEYS], 'MAXLEN', '~', ARGV[11], '*',
+  local added = redis.pcall('XADD', KEYS[k], 'MAXLEN', '~', ARGV[13], '*',
     unpack(ARGV, i + 1, i + n))
   if type(added) == 'table' and added.err then lost = lost + 1 end
   i = i + n + 1
 end
-if lost > 0 then return {lost} end
+if lost > 0 or unindexed > 0 then return {lost, unindexed} end
 return 1
 """
 
@@ -106,26 +114,31 @@ TOO_LATE = CommitResult(False, too_late=True)
 SECRET_TTL_SECONDS = 10 * 365 * 24 * 3600
 
 
-def commit_result(reply: Any, fed: bool = False) -> CommitResult:
-    """What COMMIT_SCRIPT's (or UPDATE_SCRIPT's) reply says; `fed`: the commit's feed
-    entries went with it."""
+def commit_result(reply: Any) -> CommitResult:
+    """What COMMIT_SCRIPT's (or UPDATE_SCRIPT's) reply says."""
     if reply == 1:
-        return WRITTEN_AND_FED if fed else WRITTEN
+        return WRITTEN
     if reply == 0:
         return TOO_LATE
-    if len(reply) == 1:
-        # Redis's refusal of an XADD (a key of another type) is a ResponseError, as it would
-        # be for an append of its own.
-        return CommitResult(True, fed=True, feed_lost=int(reply[0]), feed_error="ResponseError")
+    if len(reply) == 2:
+        # Redis's refusal of a ZADD or an XADD (a key of another type) is a ResponseError, as
+        # it would be for a command of its own.
+        lost, unindexed = reply
+        return CommitResult(
+            True, feed_lost=int(lost), due_refused=bool(unindexed), refusal="ResponseError"
+        )
     data, version, record = reply
     if data is None or version is None:
         return CommitResult(False)
     return CommitResult(False, Snapshot(int(version), data, record))
 
 
-def commit_arguments(commit: Commit, token: str, feed: bool = False) -> tuple[list[str], list[Any]]:
+def commit_arguments(
+    commit: Commit, token: str, entries: bool = False
+) -> tuple[list[str], list[Any]]:
     """COMMIT_SCRIPT's KEYS and ARGV for `commit`, written with the unique `token`, with the
-    commit's feed entries if `feed` (they share the game's stream and its cap)."""
+    commit's due-index and feed entries if `entries` (the feed entries share the game's
+    stream and its cap)."""
     game_id = commit.game_id
     script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
     record: bytes | str = ""  # none
@@ -133,6 +146,10 @@ def commit_arguments(commit: Commit, token: str, feed: bool = False) -> tuple[li
     if commit.request_id is not None and commit.record is not None:
         script_keys.append(keys.request(game_id, commit.request_id))
         record, record_ttl = commit.record, commit.record_ttl_seconds
+    due: int | str = ""  # none
+    if entries and commit.due is not None:
+        script_keys.append(commit.due.key)
+        due = commit.due.score
     args: list[Any] = [
         commit.expected_version,
         commit.expected_version + 1,
@@ -144,8 +161,10 @@ def commit_arguments(commit: Commit, token: str, feed: bool = False) -> tuple[li
         commit.deadline_ms,
         record,
         record_ttl,
+        due,
+        game_id,
     ]
-    if not feed or not commit.feed:
+    if not entries or not commit.feed:
         return script_keys, [*args, 0]
     script_keys.append(commit.feed[0].stream)
     args.append(commit.feed[0].max_len)
@@ -220,6 +239,10 @@ def _store_errors(
 class RedisStore:
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         self.cluster = is_cluster_url(url)
+        # On a single Redis a move's due-index and feed entries are written by its commit
+        # script: no command and no reply of their own (docs/performance.md). In a cluster
+        # their keys are in other slots than the game's.
+        self.entries_with_commit = not self.cluster
         self._redis: RedisClient = connect(url, timeout)
         # Sharded pub/sub needs redis-py (its cluster client serves both for rediss+cluster).
         self._subscriber: PubSubClient = subscriber(url, timeout, self._redis)
@@ -271,11 +294,8 @@ class RedisStore:
 
     @_store_errors
     async def commit(self, commit: Commit) -> CommitResult:
-        # On a single Redis the move's feed entries are appended by the script itself: no
-        # command and no reply of their own (docs/performance.md).
-        fed = not self.cluster
-        script_keys, args = commit_arguments(commit, self._token(), fed)
-        return commit_result(await self._commit(keys=script_keys, args=args), fed)
+        script_keys, args = commit_arguments(commit, self._token(), self.entries_with_commit)
+        return commit_result(await self._commit(keys=script_keys, args=args))
 
     def _token(self) -> str:
         return f"{self._token_prefix}{next(self._token_numbers):x}"

@@ -115,8 +115,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._read = self._writes.read
         self._load = self._writes.load
         self._load_with_log = self._writes.load_with_log
-        self._schedule_view = self._writes.schedule_view
-        self._feed_move = self._writes.feed_move
+        self._before_commit = self._writes.before_commit
+        self._after_commit = self._writes.after_commit
         self._start_bots = self._bots.start_bots
         self._start_bots_of = self._bots.start_bots_of
         self._come_back = self._clocks.come_back
@@ -388,8 +388,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 return response
             if deadline_ms and time.time() * 1000 >= deadline_ms:
                 raise errors.deadline_exceeded()
-            if response.view.deadlines:
-                await self._schedule_view(game_id, response.view)
+            if commit.due is not None:
+                await self._before_commit(commit)
             result = await self._store.commit(commit)
             if not confirmed:
                 moved_on = not result.written and not result.too_late
@@ -398,7 +398,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 metrics.remembered_state("stale" if moved_on else "current").inc()
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
-                await self._feed_move(commit, result)
+                await self._after_commit(commit, result)
                 if response.view.bot_levels or any(response.view.away):
                     self._start_bots_of(game_id)
                 return response

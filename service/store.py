@@ -58,8 +58,11 @@ class Commit:
     # The caller's deadline, in Unix milliseconds (0: none): a write that reaches the store
     # later is not made, so DEADLINE_EXCEEDED from the store means that nothing was applied.
     deadline_ms: int = 0
-    # The move's feed entries, appended only once the move is written: by the store in the
-    # same step where it can (CommitResult.fed), else by the caller right after.
+    # What goes with the move, only once it is written: the game's next turn-clock deadline
+    # in the due index, and the move's feed entries. Written by the store in the commit's own
+    # step where it can (`Store.entries_with_commit`); else by the caller, the deadline ahead
+    # of the commit and the feed entries after it (docs/architecture.md).
+    due: IndexEntry | None = None
     feed: tuple[FeedEntry, ...] = ()
 
 
@@ -73,15 +76,14 @@ class CommitResult:
     written: bool
     current: Snapshot | None = None
     too_late: bool = False  # not written: it reached the store after the commit's deadline
-    # Written, and the commit's feed entries appended in the same step (none left for the
-    # caller), but for `feed_lost` of them the store refused, for the reason `feed_error`.
-    fed: bool = False
+    # Written, but of what went with it in the same step the store refused `feed_lost` feed
+    # entries, and the due-index entry if `due_refused`, for the reason `refusal`.
     feed_lost: int = 0
-    feed_error: str = ""
+    due_refused: bool = False
+    refusal: str = ""
 
 
 WRITTEN = CommitResult(True)
-WRITTEN_AND_FED = CommitResult(True, fed=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +141,9 @@ Done = Callable[["StoreUnavailable | None"], None]
 
 
 class Store(Protocol):
+    # Whether `commit` writes a commit's `due` and `feed` entries in the commit's own step.
+    entries_with_commit: bool
+
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
         """The game (and the record of `request_id`), in one round trip; None if absent."""
 
@@ -147,8 +152,9 @@ class Store(Protocol):
 
     async def commit(self, commit: Commit) -> CommitResult:
         """Write the move if the game is still at `expected_version`, the commit's request id
-        has no record yet and its deadline has not passed, in one round trip; with it, where
-        this store can, the commit's feed entries (a refused one does not refuse the move)."""
+        has no record yet and its deadline has not passed, in one round trip; with it, if
+        `entries_with_commit`, its due-index and feed entries (a refused entry does not refuse
+        the move: the result tells)."""
 
     async def get_create_record(self, request_id: str) -> bytes | None:
         """The record kept for a CreateGame request id."""

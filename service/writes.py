@@ -144,17 +144,25 @@ class GameWrites:
         self.states.put(game.game_id, result.current.version, result.current.data)
         return result.current
 
-    async def feed_move(self, commit: Commit, result: CommitResult) -> None:
-        """A move just written: its feed entries (`move_feed`), unless the store appended them
-        with the move (then only the ones it refused are counted and logged)."""
-        if not result.fed:
+    async def before_commit(self, commit: Commit) -> None:
+        """What a move's write needs ahead of it: its deadline in the due index, unless the
+        store writes it with the commit (docs/architecture.md, "Turn clocks", rule 3)."""
+        if commit.due is not None and not self.store.entries_with_commit:
+            await self.schedule_entry(commit.due)
+
+    async def after_commit(self, commit: Commit, result: CommitResult) -> None:
+        """A move just written: its feed entries (`move_feed`), unless the store wrote them
+        with the move; then only what it refused there is counted and logged."""
+        if not self.store.entries_with_commit:
             for entry in commit.feed:
                 await self.append(commit.game_id, entry)
             return
+        if result.due_refused:
+            _indexed(commit.game_id, StoreUnavailable(result.refusal))
         if result.feed_lost:
             # The reply counts them; a move's entries share one stream, so a refusal is its
             # and any later entry's.
-            error = StoreUnavailable(result.feed_error)
+            error = StoreUnavailable(result.refusal)
             for entry in commit.feed[: result.feed_lost]:
                 _appended(commit.game_id, entry.fields["kind"], error)
 
@@ -168,12 +176,6 @@ class GameWrites:
             deadline = min(deadline, latest)
         if deadline is not None:
             await self.schedule_entry(clocks.due_entry(game, deadline))
-
-    async def schedule_view(self, game_id: str, view: pb.GameView) -> None:
-        if view.deadlines:
-            deadline = min(d.deadline.ToMilliseconds() for d in view.deadlines)
-            bucket = keys.bucket_of(game_id, keys.DUE_BUCKETS)
-            await self.schedule_entry(IndexEntry(keys.due_index(bucket), deadline, game_id))
 
     async def schedule_entry(self, entry: IndexEntry) -> None:
         """Index a deadline ahead of the write that follows, not waited for where the store
@@ -223,8 +225,8 @@ def _appended(game_id: str, kind: str, error: StoreUnavailable | None) -> None:
 
 def _indexed(game_id: str, error: StoreUnavailable | None) -> None:
     if error is not None:
-        # Redis failed: the write that follows most likely fails too; if it is made, the
-        # deadline is indexed again by the game's next write.
+        # Redis failed or refused it: a write sent after it most likely fails too; a write
+        # that is made has the deadline in its state, indexed again by the game's next write.
         metrics.DEADLINES_LOST.inc()
         log.warning("deadline_not_indexed", game=game_id, error=str(error))
 

@@ -17,6 +17,7 @@ from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.service.memory_store import MemoryStore
 from croupier.service.redis_store import RedisStore
 from croupier.service.store import Commit, FeedEntry, IndexEntry, Snapshot, Store
+from tests.redis_cluster import EmbeddedRedisCluster, direct_client
 
 GAME = "0123456789abcdef01234567"
 
@@ -186,6 +187,11 @@ FEED = (
     FeedEntry(STREAM, b"move event", {"kind": "move", "game": "games/x", "version": "2"}, 100),
     FeedEntry(STREAM, b"end event", {"kind": "game_finished", "game": "games/x"}, 100),
 )
+DUE = IndexEntry("croupier:due:{due-0}", 1234, GAME)
+
+
+def with_entries(commit: Commit) -> Commit:
+    return replace(commit, due=DUE, feed=FEED)
 
 
 def fed(store: Store, redis_url: str) -> list[tuple[dict[str, str], bytes]]:
@@ -200,31 +206,40 @@ def fed(store: Store, redis_url: str) -> list[tuple[dict[str, str], bytes]]:
     ]
 
 
-def test_a_moves_feed_entries_are_appended_with_it_once_written(
+async def indexed(store: Store) -> list[IndexEntry]:
+    return await store.index_page([DUE.key], None, 10)
+
+
+def test_a_moves_entries_are_written_with_it_once_written(
     store_factory: Callable[[], Store], redis_url: str
 ) -> None:
-    """A commit's feed entries go in its own step (docs/api.md, "The event feed"): after the
+    """A commit's due-index and feed entries go in its own step where the store can
+    (docs/architecture.md, "Turn clocks", rule 3; docs/api.md, "The event feed"): after the
     write, in order; none for a commit that is refused, nor twice for one sent twice."""
 
     async def scenario(store: Store) -> None:
-        result = await store.commit(replace(move(1, b"state 2", "r1"), feed=FEED))
-        assert (result.written, result.fed, result.feed_lost) == (True, True, 0)
+        assert store.entries_with_commit
+        result = await store.commit(with_entries(move(1, b"state 2", "r1")))
+        assert (result.written, result.feed_lost, result.due_refused) == (True, 0, False)
         expected = [(entry.fields, entry.event) for entry in FEED]
         assert fed(store, redis_url) == expected
-        stale = await store.commit(replace(move(1, b"other state 2"), feed=FEED))
-        replayed = await store.commit(replace(move(2, b"state 3", "r1"), feed=FEED))
-        late = replace(move(2, b"state 3"), feed=FEED, deadline_ms=int(time.time() * 1000) - 1)
-        too_late = await store.commit(late)
+        assert await indexed(store) == [DUE]
+        await store.index_remove([DUE])
+        stale = await store.commit(with_entries(move(1, b"other state 2")))
+        replayed = await store.commit(with_entries(move(2, b"state 3", "r1")))
+        late = replace(move(2, b"state 3"), deadline_ms=int(time.time() * 1000) - 1)
+        too_late = await store.commit(with_entries(late))
         assert [r.written for r in (stale, replayed, too_late)] == [False, False, False]
         assert fed(store, redis_url) == expected
+        assert await indexed(store) == []
         assert await store.load(GAME) == Snapshot(2, b"state 2", None)
 
     run(store_factory, scenario)
 
 
-def test_on_a_single_redis_the_feed_entries_add_no_command(redis_url: str) -> None:
-    """The script appends them: Redis reads nothing more than the commit (docs/performance.md,
-    "The feed's entries in the commit")."""
+def test_on_a_single_redis_a_moves_entries_add_no_command(redis_url: str) -> None:
+    """The script writes them: Redis reads nothing more than the commit (docs/performance.md,
+    "A move's entries in its commit")."""
     with redis.Redis.from_url(redis_url) as plain:
         plain.flushdb()
 
@@ -232,26 +247,43 @@ def test_on_a_single_redis_the_feed_entries_add_no_command(redis_url: str) -> No
         assert (await store.commit(move(1, b"state 2"))).written  # connected, script loaded
         with redis.Redis.from_url(redis_url) as plain:
             reads = plain.info("stats")["total_reads_processed"]  # this INFO's read included
-            assert (await store.commit(replace(move(2, b"state 3"), feed=FEED))).written
+            assert (await store.commit(with_entries(move(2, b"state 3")))).written
             # Two reads more: the commit, and the next INFO.
             assert plain.info("stats")["total_reads_processed"] - reads == 2
             assert plain.xlen(STREAM) == 2
+            assert plain.zscore(DUE.key, GAME) == DUE.score
 
     run(lambda: RedisStore(redis_url), scenario)
 
 
-def test_a_feed_entry_redis_refuses_in_the_commit_leaves_the_move_written(
-    redis_url: str,
-) -> None:
-    """A refused append (here the stream's key holds a string) is told, never a refused move."""
+def test_entries_redis_refuses_in_the_commit_leave_the_move_written(redis_url: str) -> None:
+    """A refused entry (here the keys hold strings) is told, never a refused move."""
     with redis.Redis.from_url(redis_url) as plain:
         plain.flushdb()
         plain.set(STREAM, b"not a stream")
+        plain.set(DUE.key, b"not a sorted set")
 
     async def scenario(store: Store) -> None:
-        result = await store.commit(replace(move(1, b"state 2"), feed=FEED))
-        assert (result.written, result.fed) == (True, True)
-        assert (result.feed_lost, result.feed_error) == (2, "ResponseError")
+        result = await store.commit(with_entries(move(1, b"state 2")))
+        assert (result.written, result.feed_lost, result.due_refused) == (True, 2, True)
+        assert result.refusal == "ResponseError"
         assert await store.load_with_log(GAME) == (Snapshot(2, b"state 2", None), [b"entry"])
+        only_the_feed = await store.commit(replace(move(2, b"state 3"), feed=FEED))
+        assert (only_the_feed.feed_lost, only_the_feed.due_refused) == (2, False)
 
     run(lambda: RedisStore(redis_url), scenario)
+
+
+def test_in_a_cluster_a_moves_entries_are_left_to_the_caller() -> None:
+    """Their keys are in other slots than the game's: the store says so, and a commit writes
+    none of them (GameWrites writes them, the deadline ahead and the feed after)."""
+    with EmbeddedRedisCluster() as cluster:
+
+        async def scenario(store: Store) -> None:
+            assert not store.entries_with_commit
+            assert (await store.commit(with_entries(move(1, b"state 2")))).written
+            assert await indexed(store) == []
+            with direct_client(cluster.url) as plain:
+                assert plain.exists(STREAM) == 0
+
+        run(lambda: RedisStore(cluster.url), scenario)

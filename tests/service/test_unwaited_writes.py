@@ -1,8 +1,8 @@
 """The writes a move does not wait for (service/writes.py): a turn-clock deadline, indexed
-ahead of the move's write, and an event-feed entry, appended with it (on a single Redis, by the
-move's own script) or after it. A failed one never fails the move, and never vanishes: it is
-counted and logged. Real redis-server and real server processes; the failure is Redis's own (a
-key of the wrong type)."""
+with the move's write or ahead of it, and an event-feed entry, appended with it or after it (on
+a single Redis both are written by the move's own script). A failed one never fails the move,
+and never vanishes: it is counted and logged. Real redis-server and real server processes; the
+failure is Redis's own (a key of the wrong type)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,8 @@ def test_a_deadline_redis_refuses_is_counted_and_logged_and_the_moves_stand(
             croupier.apply(game.name, credentials[seat], move)
             moved += 1
         assert croupier.get(game.name, credentials[0]).move_count == moved
-        # CreateGame's deadline and every move's (the clock sweep's reads never index one).
+        # CreateGame's deadline (ahead of its write) and every move's (in its commit script);
+        # the clock sweep's reads never index one.
         assert_refusals(
             metrics_port, "croupier_deadlines_not_indexed_total", "index_add", moved + 1
         )
