@@ -60,9 +60,10 @@ log = structlog.get_logger(__name__)
 #       deadline (Unix ms, 0: none), record ('': none), record ttl, the game's next turn-clock
 #       deadline for the due index ('': none), the game id, feed max length, then the feed
 #       entries, each its number of arguments and those (field, value, field, value...)
-# Returns 1 when the move is written (or was, by this same commit sent before) with its
-# entries; {feed entries lost, due entry refused (1) or not (0)} when written but Redis refused
-# some of its entries (redis.pcall: a refused entry never refuses the move); 0 when the
+# Returns 1 when the move is written with its entries (or was, by this same commit sent before:
+# then nothing is written again, nor a refusal told again); {feed entries lost, due entry
+# refused (1) or not (0)} when written but Redis refused some of its entries (redis.pcall: a
+# refused entry never refuses the move); 0 when the
 # deadline has passed (by Redis's clock); otherwise {state, version, record} of the game as it
 # is now (false when absent): a request already applied is never applied again, and a caller
 # whose version was stale decides again from it. The due-index and feed entries come only on
@@ -133,9 +134,7 @@ def commit_result(reply: Any) -> CommitResult:
     return CommitResult(False, Snapshot(int(version), data, record))
 
 
-def commit_arguments(
-    commit: Commit, token: str, entries: bool = False
-) -> tuple[list[str], list[Any]]:
+def commit_arguments(commit: Commit, token: str, *, entries: bool) -> tuple[list[str], list[Any]]:
     """COMMIT_SCRIPT's KEYS and ARGV for `commit`, written with the unique `token`, with the
     commit's due-index and feed entries if `entries` (the feed entries share the game's
     stream and its cap)."""
@@ -143,7 +142,9 @@ def commit_arguments(
     script_keys = [keys.game(game_id), keys.log(game_id), keys.channel(game_id)]
     record: bytes | str = ""  # none
     record_ttl = 0
-    if commit.request_id is not None and commit.record is not None:
+    # A record is never empty (it holds the response), so '' says "none" to the script, which
+    # finds the keys that follow by it.
+    if commit.request_id is not None and commit.record:
         script_keys.append(keys.request(game_id, commit.request_id))
         record, record_ttl = commit.record, commit.record_ttl_seconds
     due: int | str = ""  # none
@@ -294,7 +295,8 @@ class RedisStore:
 
     @_store_errors
     async def commit(self, commit: Commit) -> CommitResult:
-        script_keys, args = commit_arguments(commit, self._token(), self.entries_with_commit)
+        entries = self.entries_with_commit
+        script_keys, args = commit_arguments(commit, self._token(), entries=entries)
         return commit_result(await self._commit(keys=script_keys, args=args))
 
     def _token(self) -> str:

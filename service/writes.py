@@ -1,7 +1,8 @@
 """The reads and writes of a game that the RPCs, the bot seats and the clock sweep share: a game
 read from the store (and remembered in RecentStates for the next move), a write that is not a
 move (compare-and-set on the version), a new game with its listing entries, the event feed,
-and the due index of turn deadlines (each entry written before the write that sets it)."""
+and the due index of turn deadlines (each entry written with the write that sets it, or before
+it, and each feed entry with its write or after it: `before_commit`, `after_commit`)."""
 
 from __future__ import annotations
 
@@ -161,9 +162,9 @@ class GameWrites:
             _indexed(commit.game_id, StoreUnavailable(result.refusal))
         if result.feed_lost:
             # The reply counts them; a move's entries share one stream, so a refusal is its
-            # and any later entry's.
+            # and any later entry's: the last ones are those lost.
             error = StoreUnavailable(result.refusal)
-            for entry in commit.feed[: result.feed_lost]:
+            for entry in commit.feed[len(commit.feed) - result.feed_lost :]:
                 _appended(commit.game_id, entry.fields["kind"], error)
 
     async def schedule(self, game: LoadedGame, latest: int | None = None) -> None:

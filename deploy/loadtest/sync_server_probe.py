@@ -116,7 +116,8 @@ class ProbeStore:
         self._redis.execute(("EVALSHA", self._create, 2, *game_keys, data, ttl))
 
     def commit(self, commit: Commit) -> bool:
-        script_keys, args = commit_arguments(commit, secrets.token_hex(8))
+        # With the move's due-index and feed entries, as the server's store on one Redis.
+        script_keys, args = commit_arguments(commit, secrets.token_hex(8), entries=True)
         command = ("EVALSHA", self._commit, len(script_keys), *script_keys, *args)
         return commit_result(self._redis.execute(command)[0]).written
 

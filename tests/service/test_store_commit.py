@@ -13,10 +13,14 @@ from dataclasses import replace
 import pytest
 import redis
 
+from croupier.service import keys
+from croupier.service.config import Settings
 from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.service.memory_store import MemoryStore
-from croupier.service.redis_store import RedisStore
+from croupier.service.recent_states import RecentStates
+from croupier.service.redis_store import COMMIT_SCRIPT, RedisStore, commit_arguments
 from croupier.service.store import Commit, FeedEntry, IndexEntry, Snapshot, Store
+from croupier.service.writes import GameWrites
 from tests.redis_cluster import EmbeddedRedisCluster, direct_client
 
 GAME = "0123456789abcdef01234567"
@@ -237,23 +241,63 @@ def test_a_moves_entries_are_written_with_it_once_written(
     run(store_factory, scenario)
 
 
-def test_on_a_single_redis_a_moves_entries_add_no_command(redis_url: str) -> None:
-    """The script writes them: Redis reads nothing more than the commit (docs/performance.md,
-    "A move's entries in its commit")."""
+def test_on_a_single_redis_a_move_sends_redis_its_commit_alone(redis_url: str) -> None:
+    """GameWrites leaves a move's entries to its commit script on a single Redis: the server
+    sends Redis the script and nothing else, and the script indexes the deadline and appends
+    the feed entries (seen by MONITOR, which shows what clients sent and what scripts ran)."""
     with redis.Redis.from_url(redis_url) as plain:
         plain.flushdb()
+    seen: list[tuple[str, str]] = []  # (client type, command name)
+    listening = threading.Event()
+
+    def monitor() -> None:
+        with redis.Redis.from_url(redis_url) as watcher, watcher.monitor() as commands:
+            listening.set()
+            while not seen or seen[-1][1] != "ECHO":
+                command = commands.next_command()
+                seen.append((command["client_type"], command["command"].split()[0]))
 
     async def scenario(store: Store) -> None:
+        writes = GameWrites(store, Settings(), RecentStates(8))
         assert (await store.commit(move(1, b"state 2"))).written  # connected, script loaded
         with redis.Redis.from_url(redis_url) as plain:
-            reads = plain.info("stats")["total_reads_processed"]  # this INFO's read included
-            assert (await store.commit(with_entries(move(2, b"state 3")))).written
-            # Two reads more: the commit, and the next INFO.
-            assert plain.info("stats")["total_reads_processed"] - reads == 2
+            plain.ping()  # connected before the monitor starts
+            thread = threading.Thread(target=monitor, daemon=True)
+            thread.start()
+            assert listening.wait(10)
+            commit = with_entries(move(2, b"state 3"))
+            await writes.before_commit(commit)
+            result = await store.commit(commit)
+            await writes.after_commit(commit, result)
+            await asyncio.sleep(0.1)  # a command sent without waiting would be out by now
+            plain.echo("the end")
+            thread.join(10)
             assert plain.xlen(STREAM) == 2
             assert plain.zscore(DUE.key, GAME) == DUE.score
+        assert [name for kind, name in seen if kind != "lua"] == ["EVALSHA", "ECHO"]
+        assert sorted(
+            name for kind, name in seen if kind == "lua" and name in ("ZADD", "XADD")
+        ) == ["XADD", "XADD", "ZADD"]
 
     run(lambda: RedisStore(redis_url), scenario)
+
+
+def test_a_commit_sent_twice_writes_its_entries_once(redis_url: str) -> None:
+    """A commit the client library sends again (its first answer lost) is recognised by its
+    token: written once, its entries too."""
+    with redis.Redis.from_url(redis_url) as plain:
+        plain.flushdb()
+        plain.hset(keys.game(GAME), mapping={"v": "1", "s": b"state 1"})
+        script_keys, args = commit_arguments(
+            with_entries(move(1, b"state 2")), "token-1", entries=True
+        )
+        sha = plain.script_load(COMMIT_SCRIPT)
+        first = plain.evalsha(sha, len(script_keys), *script_keys, *args)
+        plain.zrem(DUE.key, GAME)  # taken by a sweep meanwhile, say: not written again
+        again = plain.evalsha(sha, len(script_keys), *script_keys, *args)
+        assert (first, again) == (1, 1)
+        assert plain.xlen(STREAM) == 2 and plain.zscore(DUE.key, GAME) is None
+        assert plain.llen(keys.log(GAME)) == 1
 
 
 def test_entries_redis_refuses_in_the_commit_leave_the_move_written(redis_url: str) -> None:
@@ -269,6 +313,7 @@ def test_entries_redis_refuses_in_the_commit_leave_the_move_written(redis_url: s
         assert result.refusal == "ResponseError"
         assert await store.load_with_log(GAME) == (Snapshot(2, b"state 2", None), [b"entry"])
         only_the_feed = await store.commit(replace(move(2, b"state 3"), feed=FEED))
+        assert only_the_feed.written
         assert (only_the_feed.feed_lost, only_the_feed.due_refused) == (2, False)
 
     run(lambda: RedisStore(redis_url), scenario)
