@@ -5,13 +5,14 @@ expiry is checked lazily when a game is read."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from croupier.service import keys
 from croupier.service.fanout import Fanout, WatchQueue
 from croupier.service.store import (
+    NO_WAIT,
     WRITTEN,
     Commit,
     CommitResult,
@@ -144,10 +145,10 @@ class MemoryStore:
         entries.append((entry.fields, entry.event))
         del entries[: -entry.max_len]
 
-    def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
+    def index_add_ahead(self, entry: IndexEntry, done: Done) -> Awaitable[None]:
         self._index(entry)
         done(None)
-        return True
+        return NO_WAIT
 
     def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
         self._append(entry)

@@ -8,7 +8,7 @@ import bisect
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
@@ -326,8 +326,8 @@ class MeasuredStore:
     async def feed_append(self, entry: FeedEntry) -> None:
         await self._timed("feed_append", self._store.feed_append(entry))
 
-    def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
-        return self._store.index_add_now(entry, _timed_done("index_add", done))
+    def index_add_ahead(self, entry: IndexEntry, done: Done) -> Awaitable[None] | None:
+        return self._store.index_add_ahead(entry, _timed_done("index_add", done))
 
     def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
         return self._store.feed_append_later(entry, _timed_done("feed_append", done))

@@ -40,6 +40,7 @@ from croupier.service.redis_client import (
 from croupier.service.resp import RespClient
 from croupier.service.resp_cluster import ClusterClient
 from croupier.service.store import (
+    NO_WAIT,
     WRITTEN,
     Commit,
     CommitResult,
@@ -378,23 +379,30 @@ class RedisStore:
     async def feed_append(self, entry: FeedEntry) -> None:
         await self._command(*_xadd(entry))
 
-    def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
-        # Ahead of the write that follows. On one connection, queued before it is enough: this
-        # turn's commands go out together, in the order sent, in one write (a write fewer per
-        # clocked move: docs/performance.md). In a cluster the entry's master may not be the
-        # game's, so the entry's own connection is written first, at once.
-        at_once = isinstance(self._redis, ClusterClient)
-        return self._send_nowait(done, at_once, "ZADD", entry.key, entry.score, entry.game_id)
+    def index_add_ahead(self, entry: IndexEntry, done: Done) -> Awaitable[None] | None:
+        # Ahead of the write that follows, with this turn's other commands (one write for all
+        # at the turn's end). On one connection, sent before the write is enough: Redis reads
+        # them in the order sent. In a cluster the entry's master may not be the game's, so
+        # the write waits for the entry's connection to be written; the entries of a turn's
+        # moves then share one write of each master's instead of one each, at once
+        # (docs/performance.md).
+        if not self._send_nowait(done, "ZADD", entry.key, entry.score, entry.game_id):
+            return None
+        if isinstance(self._redis, ClusterClient):
+            written = self._redis.written(entry.key)
+            if written is not None:
+                return written
+        return NO_WAIT
 
     def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
-        return self._send_nowait(done, False, *_xadd(entry))
+        return self._send_nowait(done, *_xadd(entry))
 
-    def _send_nowait(self, done: Done, at_once: bool, *args: Any) -> bool:
+    def _send_nowait(self, done: Done, *args: Any) -> bool:
         """One command through the lean client without waiting (redis-py's, for TLS, cannot:
         False), its outcome told to `done` as `_store_errors` words it."""
         if not isinstance(self._redis, RespClient | ClusterClient):
             return False
-        sent = self._redis.send_nowait(*args, at_once=at_once)
+        sent = self._redis.send_nowait(*args)
         if sent is None:
             return False
         sent.add_done_callback(functools.partial(_tell, done))

@@ -48,8 +48,10 @@ class _Protocol(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._timeout = timeout
         self._timer: asyncio.TimerHandle | None = None
-        # Commands sent during one turn of the event loop, written together at its end.
+        # Commands sent during one turn of the event loop, written together at its end, and
+        # a future done once they are (`written`).
         self._unsent: list[bytes] = []
+        self._written: asyncio.Future[None] | None = None
         self.lost = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -69,6 +71,7 @@ class _Protocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
+        self._wrote()  # what was not written never will be: its commands fail below
         if self._timer is not None:
             self._timer.cancel()
         while self._waiting:
@@ -103,6 +106,7 @@ class _Protocol(asyncio.Protocol):
                 payload = b"".join([*self._unsent, payload])
                 self._unsent = []  # the end of the turn's flush then finds nothing
             self._transport.write(payload)
+            self._wrote()
         else:
             if not self._unsent:
                 loop.call_soon(self._flush)
@@ -115,6 +119,21 @@ class _Protocol(asyncio.Protocol):
         self._unsent = []
         if unsent and self._transport is not None and not self._transport.is_closing():
             self._transport.write(unsent[0] if len(unsent) == 1 else b"".join(unsent))
+        self._wrote()
+
+    def written(self) -> asyncio.Future[None] | None:
+        """A future done once the commands sent and not yet written are (at the end of this
+        turn); None when there are none."""
+        if not self._unsent:
+            return None
+        if self._written is None:
+            self._written = asyncio.get_running_loop().create_future()
+        return self._written
+
+    def _wrote(self) -> None:
+        written, self._written = self._written, None
+        if written is not None and not written.done():
+            written.set_result(None)
 
     def _expire(self) -> None:
         """Fail the commands whose deadline passed; set the timer for the next deadline."""
@@ -222,6 +241,12 @@ class RespClient(Commands):
         if protocol is None or protocol.lost:
             return None
         return protocol.send(_pack(args), 1, at_once)[0]
+
+    def written(self) -> asyncio.Future[None] | None:
+        """A future done once the commands sent without `at_once` and not yet written are
+        (at the end of this turn of the event loop); None when there are none."""
+        protocol = self._protocol
+        return None if protocol is None else protocol.written()
 
     async def execute_many(
         self, commands: Sequence[tuple[Arg, ...]], *, raise_errors: bool = True

@@ -250,6 +250,11 @@ class ClusterClient(Commands):
         sent.add_done_callback(replied)
         return answered
 
+    def written(self, key: Arg) -> asyncio.Future[None] | None:
+        """As the lean client's `written`, for the connection to the master of `key`'s slot."""
+        node = self._slots[key_slot(key)]
+        return None if node is None else node.written()
+
     async def _send(self, args: tuple[Arg, ...], slot: int | None, error: Exception | None) -> Any:
         """`args` through redirections and lost connections; `error`: the first attempt's."""
         asking: RespClient | None = None

@@ -7,7 +7,7 @@ Implementations: `croupier.service.redis_store.RedisStore` (production, any numb
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -140,6 +140,17 @@ def merge_page(
 Done = Callable[["StoreUnavailable | None"], None]
 
 
+class _NoWait:
+    """Awaitable and done already: what `index_add_ahead` returns when nothing need wait."""
+
+    def __await__(self) -> Generator[None, None, None]:
+        return
+        yield  # a generator that ends at once
+
+
+NO_WAIT: Awaitable[None] = _NoWait()
+
+
 class Store(Protocol):
     # Whether `commit` writes a commit's `due` and `feed` entries in the commit's own step.
     entries_with_commit: bool
@@ -197,11 +208,11 @@ class Store(Protocol):
     async def feed_append(self, entry: FeedEntry) -> None:
         """Append one entry to its feed stream."""
 
-    def index_add_now(self, entry: IndexEntry, done: Done) -> bool:
-        """Send one index entry at once, ahead of every command sent after it, and return
-        without waiting for the store (`done` is told how it ended): a turn-clock deadline,
-        indexed before the write that sets it goes out. False when this store cannot (nothing
-        is sent: await `index_add` instead)."""
+    def index_add_ahead(self, entry: IndexEntry, done: Done) -> Awaitable[None] | None:
+        """Send one index entry without waiting for the store (`done` is told how it ended):
+        a turn-clock deadline, indexed before the write that sets it. Every command sent once
+        the awaitable returned is done goes out after the entry (`NO_WAIT`: at once). None
+        when this store cannot (nothing is sent: await `index_add` instead)."""
 
     def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
         """`feed_append` sent with the other commands of this turn of the event loop, without

@@ -181,9 +181,12 @@ class GameWrites:
     async def schedule_entry(self, entry: IndexEntry) -> None:
         """Index a deadline ahead of the write that follows, not waited for where the store
         can: on a single Redis queued before that write on their one connection (both go out
-        together, in order), in a cluster written to its own connection first."""
+        together, in order), in a cluster written to its own connection first (at the end of
+        this turn, with the other moves' entries)."""
         done = functools.partial(_indexed, entry.game_id)
-        if self.store.index_add_now(entry, done):
+        written = self.store.index_add_ahead(entry, done)
+        if written is not None:
+            await written
             return
         try:
             await self.store.index_add([entry])

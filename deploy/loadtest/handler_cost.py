@@ -15,7 +15,7 @@ runs between two calls, so each call's log line and metrics are counted with it.
 measured the same way, one call at a time.
 
     .venv/bin/python deploy/loadtest/handler_cost.py --cpu 0 [--game one_card] [--redis-url URL] \
-        [--concurrency 32] [--clock 3600]
+        [--concurrency 32] [--clock 3600] [--feed-moves]
 """
 
 from __future__ import annotations
@@ -87,7 +87,9 @@ def random_moves(game: str, seats: int, seed: int, limit: int) -> list[tuple[int
 
 
 async def measure(args: argparse.Namespace) -> None:
-    settings = config.parse(["--anonymous-rate-limit", "0"], {})
+    settings = config.parse(
+        ["--anonymous-rate-limit", "0", *(["--feed-moves"] if args.feed_moves else [])], {}
+    )
     store = MeasuredStore(
         RedisStore(args.redis_url, timeout=5.0) if args.redis_url else MemoryStore()
     )
@@ -144,6 +146,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=1, help="games played at once")
     parser.add_argument("--echoes", type=int, default=5000, help="Echo calls")
     parser.add_argument("--clock", type=int, default=0, help="a turn clock of this many seconds")
+    parser.add_argument(
+        "--feed-moves", action="store_true", help="every move in the event feed (the server's flag)"
+    )
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first game")
     args = parser.parse_args()
     if args.concurrency < 1:

@@ -168,7 +168,9 @@ def test_a_deadline_indexed_ahead_of_a_commit_goes_out_with_it_first(redis_url: 
         outcomes: list[object] = []
         with redis.Redis.from_url(redis_url) as plain:
             reads = plain.info("stats")["total_reads_processed"]  # this INFO's read included
-            assert store.index_add_now(IndexEntry("due", 1234, GAME), outcomes.append)
+            written = store.index_add_ahead(IndexEntry("due", 1234, GAME), outcomes.append)
+            assert written is not None
+            await written  # at once here: the commit that follows shares the entry's connection
             assert (await store.commit(move(2, b"state 3"))).written
             # Two reads more: the entry with the commit, and the next INFO.
             assert plain.info("stats")["total_reads_processed"] - reads == 2
@@ -177,7 +179,9 @@ def test_a_deadline_indexed_ahead_of_a_commit_goes_out_with_it_first(redis_url: 
         thread = threading.Thread(target=monitor, daemon=True)
         thread.start()
         assert listening.wait(10)
-        assert store.index_add_now(IndexEntry("due", 5678, GAME), outcomes.append)
+        written = store.index_add_ahead(IndexEntry("due", 5678, GAME), outcomes.append)
+        assert written is not None
+        await written
         assert (await store.commit(move(3, b"state 4"))).written
         thread.join(10)
         assert [command.split()[0] for command in commands] == ["ZADD", "EVALSHA"]
@@ -319,16 +323,102 @@ def test_entries_redis_refuses_in_the_commit_leave_the_move_written(redis_url: s
     run(lambda: RedisStore(redis_url), scenario)
 
 
-def test_in_a_cluster_a_moves_entries_are_left_to_the_caller() -> None:
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[EmbeddedRedisCluster]:
+    with EmbeddedRedisCluster() as running:
+        yield running
+
+
+def test_in_a_cluster_a_moves_entries_are_left_to_the_caller(
+    cluster: EmbeddedRedisCluster,
+) -> None:
     """Their keys are in other slots than the game's: the store says so, and a commit writes
     none of them (GameWrites writes them, the deadline ahead and the feed after)."""
-    with EmbeddedRedisCluster() as cluster:
+    with direct_client(cluster.url) as plain:
+        plain.flushall()
 
-        async def scenario(store: Store) -> None:
-            assert not store.entries_with_commit
-            assert (await store.commit(with_entries(move(1, b"state 2")))).written
-            assert await indexed(store) == []
-            with direct_client(cluster.url) as plain:
-                assert plain.exists(STREAM) == 0
+    async def scenario(store: Store) -> None:
+        assert not store.entries_with_commit
+        assert (await store.commit(with_entries(move(1, b"state 2")))).written
+        assert await indexed(store) == []
+        with direct_client(cluster.url) as plain:
+            assert plain.exists(STREAM) == 0
 
+    run(lambda: RedisStore(cluster.url), scenario)
+
+
+def test_in_a_cluster_the_deadlines_of_a_turn_go_out_in_one_write(
+    cluster: EmbeddedRedisCluster,
+) -> None:
+    """Deadlines indexed ahead in one turn of the event loop share one write of their master's
+    connection, at the turn's end (not one write each, at once); what `index_add_ahead`
+    returns is done once that write is made, and each entry's reply is told when it comes."""
+    with direct_client(cluster.url) as plain:
+        plain.flushall()
+    due = keys.due_index(0)
+    entries = [IndexEntry(due, 1000 + n, f"{n:024x}") for n in range(5)]
+
+    masters = [redis.Redis(port=node.port) for node in cluster.nodes]
+
+    def reads() -> int:
+        """The reads the masters have made from their clients (this question's included)."""
+        return sum(int(master.info("stats")["total_reads_processed"]) for master in masters)
+
+    async def scenario(store: Store) -> None:
+        assert (await store.commit(move(1, b"state 2"))).written  # connected, map read
+        await store.index_add([entries[0]])  # the entries' master connected too
+        before = reads()
+        outcomes: list[object] = []
+        waits = [store.index_add_ahead(entry, outcomes.append) for entry in entries]
+        assert all(isinstance(wait, asyncio.Future) and not wait.done() for wait in waits)
+        await asyncio.gather(*(wait for wait in waits if wait is not None))
+        for _ in range(500):
+            if len(outcomes) == len(entries):
+                break
+            await asyncio.sleep(0.01)
+        assert outcomes == [None] * len(entries)
+        # One read of the entries' master, and one of each master's for this count.
+        assert reads() - before == 1 + len(masters)
+        assert await store.index_page([due], None, 10) == sorted(entries, key=lambda e: -e.score)
+
+    try:
         run(lambda: RedisStore(cluster.url), scenario)
+    finally:
+        for master in masters:
+            master.close()
+
+
+def score_seen_holding_the_loop(url: str, entry: IndexEntry) -> float | None:
+    """The entry's score as Redis comes to hold it within 10 s, asked from outside the event
+    loop while it is held still (the caller's: this blocks it), so that nothing the process
+    has not written yet can reach Redis meanwhile."""
+    with direct_client(url) as plain:
+        deadline = time.monotonic() + 10
+        while (score := plain.zscore(entry.key, entry.game_id)) is None:
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.01)
+        return float(score)
+
+
+def test_in_a_cluster_a_moves_deadline_is_written_before_its_commit_is_sent(
+    cluster: EmbeddedRedisCluster,
+) -> None:
+    """docs/architecture.md, "Turn clocks", rule 3: once `before_commit` returns, the deadline
+    is on its way to its master (written to the connection), so the commit that follows can
+    never reach Redis without it. Checked with the event loop held still after it returns:
+    an entry still waiting in the process would never reach Redis meanwhile."""
+    with direct_client(cluster.url) as plain:
+        plain.flushall()
+
+    async def scenario(store: Store) -> None:
+        writes = GameWrites(store, Settings(), RecentStates(8))
+        assert (await store.commit(move(1, b"state 2"))).written  # connected, map read
+        await store.index_add([DUE])  # the entry's master connected too
+        await store.index_remove([DUE])
+        commit = replace(move(2, b"state 3"), due=DUE)
+        await writes.before_commit(commit)
+        assert score_seen_holding_the_loop(cluster.url, DUE) == DUE.score
+        assert (await store.commit(commit)).written
+
+    run(lambda: RedisStore(cluster.url), scenario)
