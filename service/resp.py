@@ -233,18 +233,18 @@ class RespClient(Commands):
         protocol = await self._connection()
         return await protocol.send(_pack(args), 1)[0]
 
-    def send_nowait(self, *args: Arg, at_once: bool = False) -> asyncio.Future[Any] | None:
-        """Send one command without waiting for its reply: its future, or None when not
-        connected (then `execute_command`). `at_once`: written before this returns; else with
-        the other commands of this turn of the event loop, at its end (`_Protocol.send`)."""
+    def send_nowait(self, *args: Arg) -> asyncio.Future[Any] | None:
+        """Send one command without waiting for its reply, with the other commands of this turn
+        of the event loop, at its end (`_Protocol.send`): its reply's future, or None when not
+        connected (then `execute_command`)."""
         protocol = self._protocol
         if protocol is None or protocol.lost:
             return None
-        return protocol.send(_pack(args), 1, at_once)[0]
+        return protocol.send(_pack(args), 1, at_once=False)[0]
 
     def written(self) -> asyncio.Future[None] | None:
-        """A future done once the commands sent without `at_once` and not yet written are
-        (at the end of this turn of the event loop); None when there are none."""
+        """A future done once the commands sent and not yet written are (at the end of this
+        turn of the event loop); None when there are none."""
         protocol = self._protocol
         return None if protocol is None else protocol.written()
 

@@ -222,14 +222,14 @@ class ClusterClient(Commands):
                 return await self._send(args, slot, exc)
         return await self._send(args, slot, None)
 
-    def send_nowait(self, *args: Arg, at_once: bool = False) -> asyncio.Future[Any] | None:
+    def send_nowait(self, *args: Arg) -> asyncio.Future[Any] | None:
         """As the lean client's `send_nowait`, to the slot's master; None while that master is
         unknown or not connected. A redirection or a lost connection is followed as
         `execute_command` follows it, in a task of its own (rare: after a resharding or a
         failover), whose result the returned future takes."""
         slot = command_slot(args)
         node = self._slots[slot] if slot is not None else None
-        sent = None if node is None else node.send_nowait(*args, at_once=at_once)
+        sent = None if node is None else node.send_nowait(*args)
         if sent is None:
             return None
         answered: asyncio.Future[Any] = asyncio.get_running_loop().create_future()

@@ -60,24 +60,22 @@ def test_commands_of_one_turn_go_out_in_one_write() -> None:
 
 
 def test_a_command_sent_without_waiting_keeps_its_place_in_the_order() -> None:
-    """`send_nowait` puts a command on the connection now (`at_once`: written before it
-    returns, after this turn's commands not yet written) or with this turn's others, and
-    returns its reply's future; without a connection it sends nothing (None). `written` is
-    done once the commands not yet written are."""
+    """`send_nowait` puts a command on the connection with this turn's others, behind those
+    sent before it, and returns its reply's future; without a connection it sends nothing
+    (None). `written` is done once the commands not yet written are."""
 
     async def run(url: str) -> None:
         client = RespClient(url)
         assert client.send_nowait("SET", "k", "never") is None  # not connected yet
         await client.ping()
         assert client.written() is None  # nothing waits to be written
-        # Queued behind a command in flight (this turn's write), then one written at once:
-        # Redis sees them in the order they were sent.
+        # Queued behind a command in flight, with another queued command of this turn: Redis
+        # sees them in the order they were sent.
         first = asyncio.ensure_future(client.execute_command("SET", "k", "0"))
         await asyncio.sleep(0)  # the first is sent: the next ones wait for the turn's end
         queued = asyncio.ensure_future(client.execute_command("APPEND", "k", "1"))
         await asyncio.sleep(0)
-        now = client.send_nowait("APPEND", "k", "2", at_once=True)
-        assert client.written() is None  # `now` took this turn's queued command with it
+        now = client.send_nowait("APPEND", "k", "2")
         later = client.send_nowait("APPEND", "k", "3")
         assert now is not None and later is not None
         written = client.written()

@@ -175,7 +175,7 @@ def test_a_command_sent_without_waiting_follows_a_moved_slot(
         client = ClusterClient(cluster.url, timeout=5)
         assert client.send_nowait("SET", "k:{sent-later}", "never") is None  # no map yet
         await client.execute_command("SET", "k:{sent-later}", "v")
-        sent = client.send_nowait("GET", "k:{sent-later}", at_once=True)
+        sent = client.send_nowait("GET", "k:{sent-later}")
         assert sent is not None and await sent == b"v"
         with redis.Redis(port=source_port) as source, redis.Redis(port=target_port) as target:
             migrate(source, target, slot, (source_id, target_id), "k:{sent-later}")
