@@ -70,6 +70,15 @@ REQUESTS: dict[str, type[Message]] = {
     "ApplyMove": pb.ApplyMoveRequest,
     "WatchGame": pb.WatchGameRequest,
 }
+
+
+def named(method: str, name: str) -> Message:
+    """A request of `method` naming the game `name` (the calls' requests that have a `name`)."""
+    request = REQUESTS[method]()
+    cast(Any, request).name = name
+    return request
+
+
 NEVER = {Code.UNKNOWN, Code.INTERNAL, Code.UNAVAILABLE, Code.DEADLINE_EXCEEDED}
 
 CASES: Counter[str] = Counter()
@@ -679,7 +688,7 @@ def test_fuzz_reads(fuzz: Fuzz) -> None:
             "text": text if not text.startswith(("0", "A", "a")) else "games/" + text,
         }
         header = header_for(caller, fuzz, table, seat % len(table.credentials))
-        payload = REQUESTS[method](name=names[kind]).SerializeToString()
+        payload = named(method, names[kind]).SerializeToString()
         case(fuzz, f"read:{method}", method, payload, header)
 
     run()
@@ -785,7 +794,7 @@ def valid_payload(fuzz: Fuzz, method: str) -> tuple[bytes, str | None, Table]:
         legal = GAMES["vampire_queen"].legal_moves(state_of(game), seat)
         request = pb.ApplyMoveRequest(name=table.name, move=wrap_move("vampire_queen", legal[0]))
     else:
-        request = REQUESTS[method](name=table.name)
+        request = named(method, table.name)
     return request.SerializeToString(), header, table
 
 
