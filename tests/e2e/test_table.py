@@ -37,6 +37,7 @@ from playwright.sync_api import (
     ViewportSize,
     sync_playwright,
 )
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
@@ -246,9 +247,14 @@ def first_paint_ms(page: Page) -> float:
     return value
 
 
+# A move the page lets this seat play now: not while one is on its way (disabled), nor while the
+# moves shown are an older view's (aria-disabled: the new view's are being listed).
+PLAYABLE = "[data-testid=move]:not([disabled]):not([aria-disabled=true])"
+
+
 def click_a_move(page: Page) -> bool:
     """Click the first legal move shown, if any; False when there is none to click now."""
-    button = page.query_selector("[data-testid=move]:not([disabled])")
+    button = page.query_selector(PLAYABLE)
     if button is None:
         return False
     try:
@@ -418,14 +424,19 @@ def test_the_lobby_offers_every_option_of_every_game(table: WebServer, page: Pag
 def keyboard_move(page: Page) -> bool:
     """One move with the keyboard only: Tab to a move (the page keeps focus on the moves
     between turns), then Enter."""
-    if page.query_selector("[data-testid=move]:not([disabled])") is None:
+    if page.query_selector(PLAYABLE) is None:
         return False
     for _ in range(80):
         # The table redraws when another seat moves: this seat's moves may be gone (its turn
         # passed, or a move is on its way) before Tab reaches them; the caller tries again.
-        if page.query_selector("[data-testid=move]:not([disabled])") is None:
+        if page.query_selector(PLAYABLE) is None:
             return False
-        focused = page.evaluate("document.activeElement?.dataset?.testid ?? ''")
+        focused = page.evaluate(
+            "document.activeElement?.getAttribute('aria-disabled') === 'true' ? 'stale'"
+            " : document.activeElement?.dataset?.testid ?? ''"
+        )
+        if focused == "stale":  # listed for an older view: the new view's moves come next
+            return False
         if focused == "move":
             # Visible focus: the focused move is outlined (the page's :focus-visible style).
             outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
@@ -707,6 +718,47 @@ def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, pa
     assert [e for e in watched.errors if "Failed to load" not in e] == []
 
 
+def test_moves_listed_for_an_older_view_cannot_be_played(table: WebServer, page: Page) -> None:
+    """The view changes while this seat stays to act (What's Your Name?: every seat makes its
+    secret choice at once, WN-7.1, WN-3.1): until the new view's moves are listed, the moves
+    shown are the older view's, which the server would refuse (ETAG_MISMATCH, 409). They are
+    marked unplayable (aria-disabled) and a click on one sends nothing. Here the page's listing
+    of the new view is held back while that is checked."""
+    watched = Watched(page)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    with Croupier(table.target) as croupier:
+        created = croupier.create(options_for("whats_your_name"), 2)
+        credentials = list(created.seat_credentials)
+        page.goto(seat_link(table, created.name, credentials[0]))
+        page.wait_for_selector(PLAYABLE)
+        page.route("**/croupier.v1.GameService/ListLegalMoves", hold)
+        other = croupier.legal_moves(created.name, credentials[1])[0]
+        croupier.apply(created.name, credentials[1], other)  # seat 0 is still to act
+        deadline = time.monotonic() + 30
+        while not held:  # the new view arrived (watch) and its moves are being listed
+            assert time.monotonic() < deadline, "the page did not list the new view's moves"
+            page.wait_for_timeout(50)
+        assert page.query_selector(PLAYABLE) is None
+        assert page.query_selector("[data-testid=move][aria-disabled=true]") is not None
+        # A person's click is not held back by aria-disabled as Playwright's is: forced.
+        page.click("[data-testid=move] >> nth=0", force=True)
+        page.wait_for_timeout(300)
+        assert "/croupier.v1.GameService/ApplyMove" not in watched.paths
+        for route in held:
+            route.continue_()
+        page.unroute("**/croupier.v1.GameService/ListLegalMoves")
+        # Listed: the new view's moves are played, and accepted.
+        with page.expect_response(lambda r: r.url.endswith("/ApplyMove")) as answer:
+            page.click(PLAYABLE, timeout=10_000)
+        assert answer.value.status == 200
+    assert watched.paths.count("/croupier.v1.GameService/ApplyMove") == 1
+    assert watched.errors == []
+
+
 def test_a_seat_that_walked_away_shows_its_badge(table: WebServer, page: Page) -> None:
     """A clocked game (made through the API: the lobby makes none) whose open seat lets its 1 s
     deadline pass once, with abandon_after 1: the seat is away and the page says so."""
@@ -719,7 +771,19 @@ def test_a_seat_that_walked_away_shows_its_badge(table: WebServer, page: Page) -
         {"game": created.name, "seat": "1", "cred": created.seat_credentials[1]}
     )
     page.goto(f"{web(table)}/#{fragment}")
-    badge = page.wait_for_selector("[data-testid=away-1]", timeout=30_000)
+    try:
+        badge = page.wait_for_selector("[data-testid=away-1]", timeout=30_000)
+    except PlaywrightTimeout:
+        # Which half failed: the server (no timeout fired, the seat not away) or the page (it
+        # never showed the view that says so)?
+        with Croupier(table.target) as croupier:
+            view = croupier.get(created.name, created.seat_credentials[1])
+        pytest.fail(
+            f"no away badge in 30 s; the server: {view.move_count} moves, away {list(view.away)},"
+            f" active {list(view.active_seats)}, result {view.HasField('result')}, deadlines"
+            f" {[json_format.MessageToDict(d) for d in view.deadlines]} at {time.time():.3f};"
+            f" the page: {page.inner_text('body')[:600]!r}"
+        )
     assert badge is not None
     assert "away" in badge.inner_text()
 

@@ -170,6 +170,9 @@ let session: Session | null = null;
 let view: GameView | undefined;
 let moves: Move[] = [];
 let movesEtag = "";
+// The etag of the view `moves` were listed for: while it is not the view's, the moves shown
+// are an older view's, refused (ETAG_MISMATCH) if sent, and cannot be played.
+let movesFor = "";
 let selected: number[] = []; // indexes into the hand
 let refusal: string | null = null;
 let notice: string | null = null;
@@ -191,7 +194,7 @@ function parseFragment(): Session | null | "bad" {
 
 async function openTable(s: Session): Promise<void> {
   watching?.abort();
-  session = s; view = undefined; moves = []; selected = []; refusal = null; notice = null; log = []; loggedMoves = -1n;
+  session = s; view = undefined; moves = []; movesFor = ""; selected = []; refusal = null; notice = null; log = []; loggedMoves = -1n;
   app.replaceChildren(header(), h("main", { class: "loading", "aria-busy": "true" }, "…"));
   try {
     view = await croupier.get(s.name, s.cred);
@@ -243,26 +246,37 @@ async function onView(next: GameView, events: Event[], own: boolean): Promise<vo
     log = [...lines.reverse().map((d) => ({ text: d.text, fresh: d.seat !== session?.seat })), ...log].slice(0, 40);
     movedSeat = lines.find((d) => d.seat !== undefined && d.seat !== session?.seat)?.seat;
   }
-  if (changed) { selected = []; await refreshMoves(); }
+  if (changed) {
+    selected = [];
+    const listing = refreshMoves();
+    if (movesFor !== next.etag) render(); // the new view at once, its moves not yet playable
+    await listing;
+  }
   render();
 }
 
 async function refreshMoves(): Promise<void> {
-  if (session === null || view === undefined) return;
-  if (!view.activeSeats.includes(session.seat) || view.result !== undefined) { moves = []; return; }
+  const asked = view;
+  if (session === null || asked === undefined) return;
+  if (!asked.activeSeats.includes(session.seat) || asked.result !== undefined) { moves = []; movesFor = asked.etag; return; }
   try {
     const listed = await croupier.listLegalMoves(session.name, session.cred);
-    if (listed.etag !== view.etag && view.moveCount > 0) { /* a newer view will list again */ }
+    // A newer view came meanwhile: its own listing is on its way, and this older answer,
+    // which may arrive after it, must not replace it.
+    if (view?.etag !== asked.etag) return;
     moves = listed.moves;
     movesEtag = listed.etag;
   } catch (error) {
+    if (view?.etag !== asked.etag) return;
     moves = [];
     refusal = explain(error);
   }
+  movesFor = asked.etag;
 }
 
 async function play(move: Move | Move["game"]): Promise<void> {
-  if (session === null || busy) return;
+  // Moves listed for an older view: the new view's listing is on its way (see `movesFor`).
+  if (session === null || busy || movesFor !== view?.etag) return;
   busy = true;
   refusal = null;
   const init = (move as Move).$typeName === "croupier.v1.Move" ? (move as Move) : { game: move as Move["game"] };
@@ -328,9 +342,11 @@ function render(): void {
     return keys.length === want.length && keys.every((k, i) => k === want[i]);
   };
   const shown = selected.length ? moves.filter((m) => { const k = moveKeys(m); return selectedKeys.every((s) => k.includes(s)); }) : moves;
+  // Listed for an older view: shown, focusable (focus stays put), not playable.
+  const stale = movesFor !== v.etag ? "true" : undefined;
   const moveButtons = shown.map((m) => {
     const index = moves.indexOf(m);
-    const b = h("button", { type: "button", class: "move", "data-key": `move-${index}`, "data-testid": "move", disabled: busy }, moveLabel(m, v));
+    const b = h("button", { type: "button", class: "move", "data-key": `move-${index}`, "data-testid": "move", disabled: busy, "aria-disabled": stale }, moveLabel(m, v));
     b.addEventListener("click", () => void play(m));
     return b;
   });
