@@ -240,10 +240,14 @@ def replayed_updates(
 ) -> Iterator[WatchGameResponse | None]:
     """The WatchGame messages of the moves after version `after`, rebuilt from the move log:
     the game is replayed from its setup (seed, options, seats: the engine is deterministic), and
-    each message is the view after the move and the move's events as `seat` may see them, so
-    exactly what the live stream sent for it. Built one at a time, as the stream sends them,
-    with a None every REPLAY_PAUSE_MOVES replayed moves, where the caller lets other work run
-    (a long game takes about 0.1 s to replay).
+    each message is the view after the move and the move's events as `seat` may see them, as
+    the live stream sent it, but for the turn clock's state of that moment, which the log does
+    not keep (deadlines, away seats, banks). The last message is the view now, clock and all,
+    exactly the live stream's: the current version's move with its events, or, after writes
+    that are no moves (a forfeit, a seat coming back, a join), the view now without events.
+    Built one at a time, as the stream sends them, with a None every REPLAY_PAUSE_MOVES
+    replayed moves, where the caller lets other work run (a long game takes about 0.1 s to
+    replay).
 
     Raises MoveLogMismatch when the log does not lead to `current` (checked before the first
     message for its length, after the last for the state, byte for byte)."""
@@ -252,6 +256,7 @@ def replayed_updates(
         raise MoveLogMismatch(f"{len(log)} logged moves, {current.stored.move_count} made")
     state, _ = engine.new_game(*_setup(engine, current.state))
     base = current.stored
+    version = 0  # the last move's version (none yet)
     for index, entry in enumerate(log):
         logged = LoggedMove.FromString(entry)
         emitted = engine.apply(state, logged.seat, getattr(logged.move, engine.game_type))
@@ -261,6 +266,12 @@ def replayed_updates(
         if index % REPLAY_PAUSE_MOVES == REPLAY_PAUSE_MOVES - 1:
             yield None
         if version <= after:
+            continue
+        if version == current.version:
+            # The move that made the game what it is now: the view now, as sent live.
+            update = WatchGameResponse(view=current.view(seat))
+            current.add_events(update.events, emitted, seat)
+            yield update
             continue
         # Only what a view reads besides the state: names and the move count.
         stored = StoredGame(
@@ -277,8 +288,9 @@ def replayed_updates(
         update = WatchGameResponse(view=game.view(seat))
         game.add_events(update.events, emitted, seat)
         yield update
-    if current.stored.clock.HasField("forfeited_seat") and current.version > after:
-        # The forfeit is a write but no move: its update is the final view, without events.
+    if current.version > max(after, version):
+        # Writes that are no moves since the last move: their update is the view now, without
+        # events (each one's own view is not kept: the last one's stands for them).
         yield WatchGameResponse(view=current.view(seat))
     if state.SerializeToString(deterministic=True) != current.state.SerializeToString(
         deterministic=True

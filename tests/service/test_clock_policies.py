@@ -29,6 +29,7 @@ from croupier.service.replay import replay
 from croupier.service.server import add_game_service
 from croupier.service.servicer import GameService
 from croupier.v1 import game_service_pb2 as pb
+from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.storage_pb2 import LoggedMove
 from tests.redis_cluster import direct_client, embedded_store
 from tests.service.helpers import game_id, stored
@@ -400,6 +401,73 @@ def test_a_seat_that_walks_away_is_played_until_its_credential_moves(
     view = croupier.get(created.name)
     assert list(view.active_seats) == [idle]  # its turn waits for it now
     assert due(view)[1] == idle
+
+
+def caught_up(
+    croupier: Croupier, name: str, credential: str, since_etag: str
+) -> tuple[list[pb.WatchGameResponse], pb.GameView]:
+    """A watch of the seat resumed from `since_etag`, read up to the game's version now (10 s at
+    most: a stream that never sends it fails the test instead of hanging); and the view now."""
+    now = croupier.get(name, credential)
+    stub = game_service_pb2_grpc.GameServiceStub(croupier.channel)
+    stream = stub.WatchGame(
+        pb.WatchGameRequest(name=name, since_etag=since_etag),
+        metadata=[("authorization", f"Bearer {credential}")],
+        timeout=10,
+    )
+    updates: list[pb.WatchGameResponse] = []
+    try:
+        for update in stream:
+            updates.append(update)
+            if update.view.etag == now.etag:
+                break
+    finally:
+        stream.cancel()
+    return updates, now
+
+
+def test_a_resumed_watch_ends_on_the_view_now_clock_and_all(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock
+) -> None:
+    """A watch resumed with since_etag catches up from the move log, which keeps no clock state
+    (each moment's deadlines, away seats, banks): its last update is the view now, equal to
+    GetGame's, so a client that catches up shows the right deadlines and away seats (the table
+    page's away badge did not show when the last move came that way); and a write that is no
+    move after the last move (an away seat coming back) reaches it too, as the view now."""
+    clock = pb.Clock(seconds_per_decision=SECONDS, abandon_after=1)
+    created = new_game(croupier, "one_card", 21, clock)
+    credentials = list(created.seat_credentials)
+    start = croupier.get(created.name)
+    idle = due(start)[1]
+    other = 1 - idle
+    while not any(croupier.get(created.name).away):  # until the idle seat times out
+        deadline, seat = due(croupier.get(created.name))
+        if seat == idle:
+            fake.now = deadline
+            replicas.sweep()  # a timeout: away, then played by the strong bot at once
+        else:
+            croupier.apply(
+                created.name,
+                credentials[other],
+                first_move(croupier, created.name, credentials[other]),
+            )
+            replicas.settle()
+    croupier.apply(
+        created.name, credentials[other], first_move(croupier, created.name, credentials[other])
+    )
+    replicas.settle()
+    updates, now = caught_up(croupier, created.name, credentials[idle], start.etag)
+    assert list(now.away) == [seat == idle for seat in range(2)] and now.deadlines
+    assert len(updates) > 2 and updates[-1].view == now and updates[-1].events
+    # The seat's credential calls ApplyMove, refused (not its turn): it is back, by a write
+    # that is no move.
+    with pytest.raises(CroupierError):
+        croupier.apply(
+            created.name, credentials[idle], first_move(croupier, created.name, credentials[other])
+        )
+    back, now = caught_up(croupier, created.name, credentials[idle], updates[-1].view.etag)
+    assert list(now.away) == [False, False]
+    assert [u.view for u in back] == [now] and not back[0].events
 
 
 def test_a_time_bank_pays_for_slow_decisions(
