@@ -163,6 +163,29 @@ def first_move(croupier: Croupier, name: str, credential: str) -> pb.Move:
     return croupier.legal_moves(name, credential)[0]
 
 
+def time_out(
+    replicas: Replicas,
+    croupier: Croupier,
+    fake: FakeClock,
+    name: str,
+    credentials: list[str],
+    idle: int,
+    timeouts: int,
+) -> None:
+    """In a game of two seats, the other seat moves and the idle one lets its deadline pass
+    (each sweep by both replicas), until the idle seat has timed out `timeouts` times."""
+    other = 1 - idle
+    while timeouts:
+        deadline, seat = due(croupier.get(name))
+        if seat == idle:
+            fake.now = deadline
+            replicas.sweep()
+            timeouts -= 1
+        else:
+            croupier.apply(name, credentials[other], first_move(croupier, name, credentials[other]))
+            replicas.settle()
+
+
 def due(view: pb.GameView) -> tuple[int, int]:
     """The earliest deadline of the view and its seat."""
     first = min(view.deadlines, key=lambda d: (d.deadline.ToMilliseconds(), d.seat))
@@ -352,22 +375,8 @@ def test_a_seat_that_walks_away_is_played_until_its_credential_moves(
     assert list(view.away) == [False, False]
     _, idle = due(view)
     other = 1 - idle
-    timeouts = 0
     # The idle seat times out twice in a row (the other seat moves in between): away.
-    while timeouts < 2:
-        view = croupier.get(created.name)
-        deadline, seat = due(view)
-        if seat == idle:
-            fake.now = deadline
-            replicas.sweep()
-            timeouts += 1
-        else:
-            croupier.apply(
-                created.name,
-                credentials[other],
-                first_move(croupier, created.name, credentials[other]),
-            )
-            replicas.settle()
+    time_out(replicas, croupier, fake, created.name, credentials, idle, 2)
     view = croupier.get(created.name)
     assert list(view.away) == [seat == idle for seat in range(2)]
     # From now on the strong bot plays the idle seat at once, no deadline waited for.
@@ -440,18 +449,8 @@ def test_a_resumed_watch_ends_on_the_view_now_clock_and_all(
     start = croupier.get(created.name)
     idle = due(start)[1]
     other = 1 - idle
-    while not any(croupier.get(created.name).away):  # until the idle seat times out
-        deadline, seat = due(croupier.get(created.name))
-        if seat == idle:
-            fake.now = deadline
-            replicas.sweep()  # a timeout: away, then played by the strong bot at once
-        else:
-            croupier.apply(
-                created.name,
-                credentials[other],
-                first_move(croupier, created.name, credentials[other]),
-            )
-            replicas.settle()
+    # One timeout: away, and from then on played by the strong bot at once.
+    time_out(replicas, croupier, fake, created.name, credentials, idle, 1)
     croupier.apply(
         created.name, credentials[other], first_move(croupier, created.name, credentials[other])
     )
