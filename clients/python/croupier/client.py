@@ -251,7 +251,8 @@ class Croupier:
         """The view now, then after every move, until the game ends (no deadline).
 
         `since_etag`: the etag of the last view received on an earlier stream; the stream then
-        starts with every move made after it instead of the view now, so nothing is missed.
+        starts with every move made after it instead of the view now, so nothing is missed
+        (its last message is the view now, turn clock included: docs/api.md, WatchGame).
         Resume that way after a CroupierError with reason WATCH_TOO_SLOW or UNAVAILABLE."""
         stream: Any = self._watch_stub.WatchGame(
             pb.WatchGameRequest(name=name, since_etag=since_etag), metadata=_metadata(credential)
