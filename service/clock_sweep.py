@@ -68,6 +68,10 @@ class ClockSweep:
             except errors.ServiceError as exc:  # GAME_UNREADABLE: its entry is dropped
                 log.warning("clock_sweep_skipped", game=game_id, error=exc.message)
                 return
+            # The entry is removed: this sweep's write (a timeout's) indexes the next deadline
+            # whatever it is, as does the put-back below.
+            if game.stored.clock.indexed_ms:
+                game.stored.clock.indexed_ms = 0
             now = clocks.now_ms()
             due = clocks.due_seats(game, now)
             if not due:

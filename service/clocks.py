@@ -168,6 +168,8 @@ def refresh(game: LoadedGame, mover: int | None, now: int, by: By = "seat") -> N
             clock.started_ms[seat] = now
             bank = clock.banks_ms[seat] if clock.bank_ms else 0
             clock.deadline_ms[seat] = now + clock.seconds * 1000 + bank
+    if not active and clock.indexed_ms:
+        clock.indexed_ms = 0  # no deadline: the next one is indexed whatever it is
 
 
 def come_back(game: LoadedGame, seat: int, now: int) -> bool:
@@ -202,8 +204,48 @@ def next_deadline(game: LoadedGame) -> int | None:
 
 
 def due_entry(game: LoadedGame, deadline: int) -> IndexEntry:
+    """The game's entry in the due index at `deadline`, which its write will record as the
+    one it gave (`StoredClock.indexed_ms`)."""
+    game.stored.clock.indexed_ms = deadline
     bucket = keys.bucket_of(game.game_id, keys.DUE_BUCKETS)
     return IndexEntry(keys.due_index(bucket), deadline, game.game_id)
+
+
+# The games whose due entry this process last saw refused (Redis failed or refused the
+# `ZADD`): until one of theirs is written, their moves index their deadline whatever entry their
+# writes last gave, as every move did before rule 4. Bounded: a game forgotten when full is
+# indexed again once its deadline is half a decision past the entry its state names.
+_refused: dict[str, None] = {}
+MAX_REFUSED = 65_536
+
+
+def entry_refused(game_id: str) -> None:
+    _refused[game_id] = None
+    if len(_refused) > MAX_REFUSED:
+        del _refused[next(iter(_refused))]
+
+
+def entry_written(game_id: str) -> None:
+    if _refused:
+        _refused.pop(game_id, None)
+
+
+def move_entry(game: LoadedGame) -> IndexEntry | None:
+    """The due-index entry a move's write sends: the game's next deadline, unless the entry
+    the game's writes last gave is no later and less than half a decision earlier. Such an
+    entry (or a sweep's put-back in its place) is a lower bound of every deadline the game can
+    have until a sweep reaches it, when the sweep finds the game not yet due and indexes its
+    next deadline again (docs/architecture.md, "Turn clocks", rule 4): most moves of a game
+    played faster than its clock send none."""
+    deadline = next_deadline(game)
+    if deadline is None:
+        return None
+    clock = game.stored.clock
+    indexed = clock.indexed_ms
+    kept = indexed and indexed <= deadline < indexed + clock.seconds * 500
+    if kept and game.game_id not in _refused:
+        return None
+    return due_entry(game, deadline)
 
 
 def due_keys() -> list[str]:

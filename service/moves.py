@@ -120,9 +120,9 @@ def move_commit(
     game.add_events(response.events, emitted, seat)
     game.fill_view(response.view, seat)
     over = response.view.status == GameStatus.GAME_STATUS_FINISHED  # game.over, computed once
+    due = clocks.move_entry(game)  # before encoding: it records the entry it sends
     data = game.encode()
     head = notification_head(game.notification(emitted), len(data))
-    deadline = clocks.next_deadline(game)
     record = None
     if request_id is not None:
         record = IdempotencyRecord(
@@ -145,7 +145,7 @@ def move_commit(
         record=record,
         record_ttl_seconds=settings.request_ttl_seconds,
         deadline_ms=deadline_ms,
-        due=None if deadline is None else clocks.due_entry(game, deadline),
+        due=due,
         feed=move_feed(settings, game.game_id, game.version, response.view),
     )
     return response, commit

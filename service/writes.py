@@ -160,6 +160,8 @@ class GameWrites:
             return
         if result.due_refused:
             _indexed(commit.game_id, StoreUnavailable(result.refusal))
+        elif commit.due is not None:
+            clocks.entry_written(commit.game_id)
         if result.feed_lost:
             # The reply counts them; a move's entries share one stream, so a refusal is its
             # and any later entry's: the last ones are those lost.
@@ -192,6 +194,8 @@ class GameWrites:
             await self.store.index_add([entry])
         except StoreUnavailable as exc:
             done(exc)
+            return
+        done(None)
 
 
 def move_feed(
@@ -228,11 +232,14 @@ def _appended(game_id: str, kind: str, error: StoreUnavailable | None) -> None:
 
 
 def _indexed(game_id: str, error: StoreUnavailable | None) -> None:
-    if error is not None:
-        # Redis failed or refused it: a write sent after it most likely fails too; a write
-        # that is made has the deadline in its state, indexed again by the game's next write.
-        metrics.DEADLINES_LOST.inc()
-        log.warning("deadline_not_indexed", game=game_id, error=str(error))
+    if error is None:
+        clocks.entry_written(game_id)
+        return
+    # Redis failed or refused it: a write sent after it most likely fails too; a write that is
+    # made has the deadline in its state, indexed again by the game's next write here.
+    clocks.entry_refused(game_id)
+    metrics.DEADLINES_LOST.inc()
+    log.warning("deadline_not_indexed", game=game_id, error=str(error))
 
 
 def pb_notification(version: int) -> MoveNotification:

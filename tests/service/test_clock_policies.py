@@ -598,6 +598,83 @@ def test_a_sweep_puts_a_banked_game_back_no_later_than_now_plus_seconds(
     assert logged(own_redis, created.name) == []  # nothing was due
 
 
+def entry(own_redis: redis.Redis, name: str) -> tuple[float | None, int]:
+    """The game's score in the due index and the entry its state says its writes last gave."""
+    gid = game_id(name)
+    score = own_redis.zscore(keys.due_index(keys.bucket_of(gid, keys.DUE_BUCKETS)), gid)
+    return score, stored(own_redis, name)[1].clock.indexed_ms
+
+
+def fired(own_redis: redis.Redis, name: str) -> list[tuple[int, int]]:
+    """The game's timeouts: (deadline, fired at) of each."""
+    moves = logged(own_redis, name)
+    return [(m.timeout_deadline_ms, m.timeout_fired_ms) for m in moves if m.timeout_deadline_ms]
+
+
+def play_at(croupier: Croupier, fake: FakeClock, name: str, credentials: list[str], at: int) -> int:
+    """The seat to act moves at `at` (fake ms); the game's next deadline then."""
+    fake.now = at
+    _, seat = due(croupier.get(name))
+    croupier.apply(name, credentials[seat], first_move(croupier, name, credentials[seat]))
+    view = croupier.get(name)
+    assert not view.HasField("result")
+    return due(view)[0]
+
+
+def test_a_move_indexes_its_deadline_only_when_earlier_or_half_a_decision_later(
+    croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    """Rule 4 (docs/architecture.md, "Turn clocks"): the entry a game's writes gave stays while
+    its deadlines are no earlier and less than half a decision later (most moves send none); a
+    deadline half a decision past it, or earlier (a seat with less bank), is indexed at once."""
+    created = new_game(croupier, "one_card", 14, pb.Clock(seconds_per_decision=10))
+    name, credentials, start = created.name, list(created.seat_credentials), fake.now
+    first = start + 10_000
+    assert entry(own_redis, name) == (first, first)
+    for at in (1_000, 2_000, 4_000):  # the next deadlines 11 to 14 s: kept
+        assert play_at(croupier, fake, name, credentials, start + at) == start + at + 10_000
+        assert entry(own_redis, name) == (first, first)
+    later = play_at(croupier, fake, name, credentials, start + 5_000)  # 15 s: half a decision
+    assert later == first + 5_000 and entry(own_redis, name) == (later, later)
+
+    banked = new_game(
+        croupier, "one_card", 14, pb.Clock(seconds_per_decision=10, time_bank_seconds=100)
+    )
+    name, credentials, start = banked.name, list(banked.seat_credentials), fake.now
+    assert entry(own_redis, name) == (start + 110_000, start + 110_000)
+    play_at(croupier, fake, name, credentials, start + 1_000)  # 111 s: kept
+    assert entry(own_redis, name) == (start + 110_000, start + 110_000)
+    # 79 s of the second seat's decision, 69 of them from its bank: the first seat's next
+    # deadline, 190 s, is indexed; then the second seat's, 122 s, earlier, at once.
+    assert play_at(croupier, fake, name, credentials, start + 80_000) == start + 190_000
+    assert entry(own_redis, name) == (start + 190_000, start + 190_000)
+    assert play_at(croupier, fake, name, credentials, start + 81_000) == start + 122_000
+    assert entry(own_redis, name) == (start + 122_000, start + 122_000)
+
+
+def test_an_entry_left_behind_by_the_moves_is_put_back_and_fires_on_time(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    """The entry the moves kept comes due before the game's deadline: the sweep finds nothing
+    due, puts the game back at its next deadline, and the timeout fires then, once."""
+    created = new_game(croupier, "one_card", 14, pb.Clock(seconds_per_decision=SECONDS))
+    name, credentials, start = created.name, list(created.seat_credentials), fake.now
+    for at in (2_000, 4_000):
+        deadline = play_at(croupier, fake, name, credentials, start + at)
+    assert deadline == start + 4_000 + SECONDS * 1000
+    assert entry(own_redis, name) == (start + SECONDS * 1000,) * 2
+    fake.now = start + SECONDS * 1000
+    replicas.sweep()
+    assert fired(own_redis, name) == [] and entry(own_redis, name)[0] == deadline
+    fake.now = deadline
+    replicas.sweep()
+    assert fired(own_redis, name) == [(deadline, deadline)]
+    assert stored(own_redis, name)[1].clock.timeouts == 1
+    # The timeout's own write indexed the next deadline (the sweep had removed the entry).
+    after = due(croupier.get(name))[0]
+    assert entry(own_redis, name) == (after, after)
+
+
 def test_a_move_and_a_forfeit_at_the_same_moment_never_both(
     replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
 ) -> None:

@@ -103,8 +103,10 @@ def test_a_deadline_redis_refuses_is_counted_and_logged_and_the_moves_stand(
             croupier.apply(game.name, credentials[seat], move)
             moved += 1
         assert croupier.get(game.name, credentials[0]).move_count == moved
-        # CreateGame's deadline (ahead of its write) and every move's (in its commit script);
-        # the clock sweep's reads never index one.
+        # CreateGame's deadline (ahead of its write) and every move's (in its commit script):
+        # an entry refused makes the game's next move index its deadline again, although the
+        # entry the state names is no later (docs/architecture.md, "Turn clocks", rule 4).
+        # The clock sweep's reads never index one.
         assert_refusals(
             metrics_port, "croupier_deadlines_not_indexed_total", "index_add", moved + 1
         )

@@ -128,6 +128,7 @@ class StoredClock(_message.Message):
     FORFEITED_SEAT_FIELD_NUMBER: _builtins.int
     FORFEIT_DEADLINE_MS_FIELD_NUMBER: _builtins.int
     FORFEIT_FIRED_MS_FIELD_NUMBER: _builtins.int
+    INDEXED_MS_FIELD_NUMBER: _builtins.int
     seconds: _builtins.int
     """Seconds per decision."""
     on_timeout: _builtins.int
@@ -144,6 +145,12 @@ class StoredClock(_message.Message):
     """With forfeited_seat: its deadline that passed (Unix ms)."""
     forfeit_fired_ms: _builtins.int
     """With forfeited_seat: when the forfeit's write was decided (Unix ms)."""
+    indexed_ms: _builtins.int
+    """The score this game's writes last gave its entry in the due index (Unix ms); 0 when none
+    was given since the game last had no deadline, or since a sweep removed it. A move whose
+    next deadline is no earlier than it, and less than half a decision later, leaves the entry
+    as it is.
+    """
     @_builtins.property
     def deadline_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Each seat's deadline, Unix milliseconds; 0 for a seat that need not act."""
@@ -180,10 +187,11 @@ class StoredClock(_message.Message):
         forfeited_seat: _builtins.int | None = ...,
         forfeit_deadline_ms: _builtins.int = ...,
         forfeit_fired_ms: _builtins.int = ...,
+        indexed_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "forfeited_seat", b"forfeited_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "abandon_after", b"abandon_after", "away", b"away", "bank_ms", b"bank_ms", "banks_ms", b"banks_ms", "consecutive_timeouts", b"consecutive_timeouts", "deadline_ms", b"deadline_ms", "forfeit_deadline_ms", b"forfeit_deadline_ms", "forfeit_fired_ms", b"forfeit_fired_ms", "forfeited_seat", b"forfeited_seat", "on_timeout", b"on_timeout", "seconds", b"seconds", "started_ms", b"started_ms", "timeouts", b"timeouts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "abandon_after", b"abandon_after", "away", b"away", "bank_ms", b"bank_ms", "banks_ms", b"banks_ms", "consecutive_timeouts", b"consecutive_timeouts", "deadline_ms", b"deadline_ms", "forfeit_deadline_ms", b"forfeit_deadline_ms", "forfeit_fired_ms", b"forfeit_fired_ms", "forfeited_seat", b"forfeited_seat", "indexed_ms", b"indexed_ms", "on_timeout", b"on_timeout", "seconds", b"seconds", "started_ms", b"started_ms", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__forfeited_seat: _TypeAlias = _typing.Literal["forfeited_seat"]  # noqa: Y015
     _WhichOneofArgType__forfeited_seat: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat"]  # noqa: Y015
