@@ -37,6 +37,28 @@ def stored(redis_client: redis.Redis, name: str) -> tuple[int, StoredGame]:
     return int(version), StoredGame.FromString(data)
 
 
+# The game and its move log from `ARGV[1]` on, in one step: a game that is still moving (a
+# replica's timeouts, say) never shows a state and a log of different versions.
+_GAME_AND_LOG = """
+local game = redis.call('HMGET', KEYS[1], 'v', 's')
+return {game[1], game[2], redis.call('LRANGE', KEYS[2], ARGV[1], -1)}
+"""
+
+
+def stored_with_log(
+    redis_client: redis.Redis, name: str, start: int = 0
+) -> tuple[int, StoredGame, list[LoggedMove]]:
+    """The stored version and state, and the logged moves from the `start`-th on, as one
+    moment of Redis saw them."""
+    gid = game_id(name)
+    version, data, entries = cast(
+        list[object], redis_client.eval(_GAME_AND_LOG, 2, keys.game(gid), keys.log(gid), start)
+    )
+    assert isinstance(version, bytes) and isinstance(data, bytes), f"{name} is not in Redis"
+    logged = [LoggedMove.FromString(e) for e in cast(list[bytes], entries)]
+    return int(version), StoredGame.FromString(data), logged
+
+
 class StoredReplay:
     """The stored move log replayed from the seed, checked against the stored state byte for
     byte; kept between checks, so that checking after every move of a game applies only the
@@ -51,12 +73,8 @@ class StoredReplay:
         self.replayed = 0
 
     def check(self) -> None:
-        version, game = stored(self.redis_client, self.name)
-        new = cast(
-            list[bytes], self.redis_client.lrange(keys.log(game_id(self.name)), self.replayed, -1)
-        )
-        for data in new:
-            entry = LoggedMove.FromString(data)
+        version, game, new = stored_with_log(self.redis_client, self.name, self.replayed)
+        for entry in new:
             self.engine.apply(self.state, entry.seat, getattr(entry.move, game.game_type))
         self.replayed += len(new)
         replayed = self.state.SerializeToString(deterministic=True)

@@ -25,7 +25,7 @@ from croupier.service import keys
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.storage_pb2 import LoggedMove
-from tests.service.helpers import assert_replays, game_id, stored
+from tests.service.helpers import assert_replays, game_id, stored, stored_with_log
 
 # A replica sweeps every 0.2 s; the bound below is what a busy 2-core machine honestly gives
 # (the figure itself is printed, and measured over 1,000 deadlines in the slow test).
@@ -56,13 +56,13 @@ def check_timeouts(redis_client: redis.Redis, names: list[str]) -> tuple[list[in
     fired = passed = 0
     now = int(time.time() * 1000)
     for name in names:
-        entries = logged(redis_client, name)
+        # The log and the state of one moment: the replicas are still firing timeouts.
+        _, game, entries = stored_with_log(redis_client, name)
         deadlines = [(e.seat, e.timeout_deadline_ms) for e in entries]
         assert all(d for _, d in deadlines), "a move nobody made that is not a timeout"
         assert len(set(deadlines)) == len(deadlines), "a deadline acted on twice"
         lateness += [e.timeout_fired_ms - e.timeout_deadline_ms for e in entries]
         fired += len(entries)
-        _, game = stored(redis_client, name)
         assert game.clock.timeouts == len(entries)
         passed += len(entries)
         # A deadline still pending has not passed by more than the bound.
