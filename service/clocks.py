@@ -156,15 +156,18 @@ def refresh(game: LoadedGame, mover: int | None, now: int, by: By = "seat") -> N
     _sized(clock, seats)
     if mover is not None:
         _settle(clock, mover, now, by)
-    active = set() if game.waiting or game.over else set(game.engine.active_seats(game.state))
+    # The engine lists no seat once its game is over; a forfeit ends the game outside it.
+    stopped = game.waiting or clock.HasField("forfeited_seat")
+    active = () if stopped else game.engine.active_seats(game.state)
     # Read once, written only where they change: an access to a repeated field of the stored
-    # message costs more than the decision around it, and most seats stay as they were.
-    deadlines, started = list(clock.deadline_ms), list(clock.started_ms)
-    for seat in range(seats):
-        if seat not in active:
-            if deadlines[seat] or started[seat]:
-                clock.deadline_ms[seat] = clock.started_ms[seat] = 0
-        elif seat == mover or not deadlines[seat]:
+    # message costs more than the decision around it, and most seats stay as they were. A
+    # seat has a deadline exactly when its decision has a start.
+    deadlines = list(clock.deadline_ms)
+    for seat, deadline in enumerate(deadlines):
+        if deadline and seat not in active:
+            clock.deadline_ms[seat] = clock.started_ms[seat] = 0
+    for seat in active:
+        if seat == mover or not deadlines[seat]:
             clock.started_ms[seat] = now
             bank = clock.banks_ms[seat] if clock.bank_ms else 0
             clock.deadline_ms[seat] = now + clock.seconds * 1000 + bank
@@ -181,7 +184,7 @@ def come_back(game: LoadedGame, seat: int, now: int) -> bool:
     clock.away[seat] = False
     clock.consecutive_timeouts[seat] = 0
     if clock.deadline_ms[seat]:
-        clock.deadline_ms[seat] = 0
+        clock.deadline_ms[seat] = clock.started_ms[seat] = 0
     refresh(game, None, now)
     return True
 
@@ -199,8 +202,7 @@ def forfeit(game: LoadedGame, seat: int, deadline: int, now: int) -> None:
 def next_deadline(game: LoadedGame) -> int | None:
     if not has_clock(game):
         return None
-    pending = [d for d in game.stored.clock.deadline_ms if d]
-    return min(pending) if pending else None
+    return min(filter(None, game.stored.clock.deadline_ms), default=None)
 
 
 def due_entry(game: LoadedGame, deadline: int) -> IndexEntry:
