@@ -147,9 +147,8 @@ class StoredClock(_message.Message):
     """With forfeited_seat: when the forfeit's write was decided (Unix ms)."""
     indexed_ms: _builtins.int
     """The score this game's writes last gave its entry in the due index (Unix ms); 0 when none
-    was given since the game last had no deadline, or since a sweep removed it. A move whose
-    next deadline is no earlier than it, and less than half a decision later, leaves the entry
-    as it is.
+    was given since the game last had no deadline. A move whose next deadline is no earlier
+    than it, and less than half a decision later, leaves the entry as it is.
     """
     @_builtins.property
     def deadline_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
