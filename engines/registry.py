@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from croupier.engines.core import descriptors
 from croupier.engines.core.engine import Engine
 
 AnyEngine = Engine[Any, Any, Any, Any, Any]
@@ -30,6 +31,7 @@ def _load() -> None:
                 f"croupier.engines.{game_type}.ENGINE is the engine of {engine.game_type}"
             )
         register(engine)
+    descriptors.keep(engine.state_type.DESCRIPTOR.file for engine in GAMES.values())
 
 
 _load()

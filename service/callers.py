@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from croupier.service import auth, errors
 from croupier.service.calls import CallLog
-from croupier.service.games import LoadedGame
+from croupier.service.games import LoadedGame, items_of
 
 
 def seat(game: LoadedGame, call: CallLog, *, required: bool) -> int | None:
@@ -13,7 +13,7 @@ def seat(game: LoadedGame, call: CallLog, *, required: bool) -> int | None:
         if required:
             raise errors.credential_missing()
         return None
-    seat = auth.seat_of(call.token, game.stored.credential_hashes)
+    seat = auth.seat_of(call.token, items_of(game.stored.credential_hashes))
     call.seat = seat
     return seat
 

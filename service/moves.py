@@ -18,7 +18,7 @@ from croupier.service.games import LoadedGame, notification_head
 from croupier.service.store import Commit, Snapshot
 from croupier.service.writes import GameWrites, move_feed
 from croupier.v1 import game_service_pb2 as pb
-from croupier.v1.game_service_pb2 import GameStatus
+from croupier.v1.game_service_pb2 import GAME_STATUS_FINISHED
 from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove
 
 
@@ -119,7 +119,7 @@ def move_commit(
     response = pb.ApplyMoveResponse(etag=game.etag)
     game.add_events(response.events, emitted, seat)
     game.fill_view(response.view, seat)
-    over = response.view.status == GameStatus.GAME_STATUS_FINISHED  # game.over, computed once
+    over = response.view.status == GAME_STATUS_FINISHED  # game.over, computed once
     due = clocks.move_entry(game)  # before encoding: it records the entry it sends
     data = game.encode()
     head = notification_head(game.notification(emitted), len(data))

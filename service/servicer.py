@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 
-from croupier.engines.core import rng
+from croupier.engines.core import descriptors, rng
 from croupier.engines.core.errors import InvalidOptions
 from croupier.engines.registry import GAMES
 from croupier.service import auth, bots, callers, clocks, errors, lobby, metrics, moves, overload
@@ -29,6 +29,7 @@ from croupier.service.games import (
     RecentNotifications,
     etag_of,
     game_name,
+    items_of,
     replayed_updates,
 )
 from croupier.service.limits import RateLimiter, WatcherCount, peer_address
@@ -37,7 +38,7 @@ from croupier.service.recent_states import RecentStates
 from croupier.service.store import Store
 from croupier.service.writes import GameWrites
 from croupier.v1 import game_service_pb2 as pb
-from croupier.v1 import game_service_pb2_grpc
+from croupier.v1 import game_service_pb2_grpc, storage_pb2
 from croupier.v1.storage_pb2 import IdempotencyRecord, StoredGame
 
 # Calls whose bearer token, on a server without operator keys, proves nothing (anyone may
@@ -93,6 +94,8 @@ def _deadline_ms(context: grpc.aio.ServicerContext) -> int:
 
 class GameService(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, store: Store, settings: Settings) -> None:
+        # Made once rather than on every read of a repeated field (engines/core/descriptors.py).
+        descriptors.keep((pb.DESCRIPTOR, storage_pb2.DESCRIPTOR))
         self._store = store
         self._settings = settings
         keys = (settings.operator_key or "").split(",")
@@ -399,7 +402,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
                 await self._after_commit(commit, result)
-                if response.view.bot_levels or any(response.view.away):
+                if response.view.bot_levels or any(items_of(response.view.away)):
                     self._start_bots_of(game_id)
                 return response
             if result.too_late:
