@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from croupier.service import errors, keys
-from croupier.service.games import LoadedGame
+from croupier.service.games import LoadedGame, items_of
 from croupier.service.store import IndexEntry
 from croupier.v1.game_service_pb2 import Clock, GameRecord, TimeoutPolicy
 from croupier.v1.storage_pb2 import StoredClock
@@ -162,7 +162,7 @@ def refresh(game: LoadedGame, mover: int | None, now: int, by: By = "seat") -> N
     # Read once, written only where they change: an access to a repeated field of the stored
     # message costs more than the decision around it, and most seats stay as they were. A
     # seat has a deadline exactly when its decision has a start.
-    deadlines = list(clock.deadline_ms)
+    deadlines = items_of(clock.deadline_ms)
     for seat, deadline in enumerate(deadlines):
         if deadline and seat not in active:
             clock.deadline_ms[seat] = clock.started_ms[seat] = 0
@@ -202,7 +202,7 @@ def forfeit(game: LoadedGame, seat: int, deadline: int, now: int) -> None:
 def next_deadline(game: LoadedGame) -> int | None:
     if not has_clock(game):
         return None
-    return min(filter(None, game.stored.clock.deadline_ms), default=None)
+    return min(filter(None, items_of(game.stored.clock.deadline_ms)), default=None)
 
 
 def due_entry(game: LoadedGame, deadline: int) -> IndexEntry:

@@ -184,15 +184,15 @@ class LoadedGame:
             view.bot_levels.extend(items_of(self.stored.bot_levels))
         if clock.seconds:
             view.clock_seconds = clock.seconds
-            for deadline_seat, deadline in enumerate(clock.deadline_ms):
+            for deadline_seat, deadline in enumerate(items_of(clock.deadline_ms)):
                 if deadline:
                     # Timestamp.FromMilliseconds's checks cost more than these two fields.
                     stamp = view.deadlines.add(seat=deadline_seat).deadline
                     stamp.seconds, stamp.nanos = deadline // 1000, deadline % 1000 * 1_000_000
             if clock.abandon_after:  # the away flags are kept only then, the banks with bank_ms
-                view.away.extend(clock.away)
+                view.away.extend(items_of(clock.away))
             if clock.bank_ms:
-                view.time_bank_ms.extend(clock.banks_ms)
+                view.time_bank_ms.extend(items_of(clock.banks_ms))
             if forfeited:
                 view.forfeited_seat = clock.forfeited_seat
         if result is not None:

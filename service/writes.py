@@ -13,7 +13,14 @@ import structlog
 from croupier.service import clocks, errors, keys, lobby, metrics
 from croupier.service.calls import CallLog
 from croupier.service.config import Settings
-from croupier.service.games import LoadedGame, game_name, notification_head, open_seats, player_ids
+from croupier.service.games import (
+    LoadedGame,
+    game_name,
+    items_of,
+    notification_head,
+    open_seats,
+    player_ids,
+)
 from croupier.service.recent_states import RecentStates
 from croupier.service.store import (
     Commit,
@@ -206,7 +213,7 @@ def move_feed(
     finished = view.HasField("result")
     if not finished and not settings.feed_moves:
         return ()
-    players = list(view.player_ids)
+    players = items_of(view.player_ids)
     game_type, max_len = view.game_type, settings.feed_max_len
     entries: list[FeedEntry] = []
     if settings.feed_moves:
