@@ -60,13 +60,15 @@ def situation(state: VampireQueenState) -> Situation:
         if cards:
             # The most recent play is the one to beat (VQ-3.2); in a hunt nothing is beaten.
             count = len(cards)
-            to_beat = play_rank(cards) or 0
+            # A slice (a list): a loop over the field itself ends in an IndexError raised and
+            # caught (engines/README.md).
+            to_beat = play_rank(cards[:]) or 0
             break
     locks = state.locks
     locked: frozenset[int]
     if locks:
         turn = state.turn
-        locked = frozenset(lock.hunter for lock in locks if lock.seat == turn)
+        locked = frozenset(lock.hunter for lock in locks[:] if lock.seat == turn)
     else:
         locked = _NOTHING_LOCKED
     return Situation(not plays, phase.hunt, count, to_beat, locked)
@@ -183,7 +185,7 @@ def violation(state: VampireQueenState, seat: int, cards: Sequence[int] | None) 
     sit = situation(state)
     if cards is None:
         return pass_violation(sit)
-    return play_violation(sit, counts(state.hands[seat].cards), cards)
+    return play_violation(sit, counts(state.hands[seat].cards[:]), cards)
 
 
 def legal_moves(state: VampireQueenState, seat: int) -> list[VampireQueenMove]:
@@ -191,7 +193,7 @@ def legal_moves(state: VampireQueenState, seat: int) -> list[VampireQueenMove]:
     if turn_violation(state, seat) is not None:
         return []
     sit = situation(state)
-    held = counts(state.hands[seat].cards)
+    held = counts(state.hands[seat].cards[:])
     moves: list[VampireQueenMove] = []
     if pass_violation(sit) is None:
         move = VampireQueenMove()
