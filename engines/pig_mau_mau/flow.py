@@ -149,7 +149,7 @@ def end_race(
     if finished_pig is not None:
         winners = [finished_pig]  # PM-6.2: that pig alone wins
     else:
-        lead = max(state.pigs)  # PM-6.3: the pig(s) furthest ahead
+        lead = max(state.pigs[:])  # PM-6.3: the pig(s) furthest ahead
         winners = [c for c in range(COLOURS) if state.pigs[c] == lead]
     revealed = []
     scale = iter(BET_POINTS)
@@ -237,12 +237,12 @@ def begin_turn(state: PigMauMauState, seat: int, events: Events) -> None:
         state.phase = PLAY
         hand = state.hands[seat].cards
         if state.pending_draw:
-            if not PLUS_TWOS.isdisjoint(hand):
+            if not PLUS_TWOS.isdisjoint(hand[:]):
                 return  # a choice: stack or draw (PM-4.1)
             if take_pending(state, seat, events):
                 return
         else:
-            if not PLAYABLE[state.discard_pile[-1]][state.required_color].isdisjoint(hand):
+            if not PLAYABLE[state.discard_pile[-1]][state.required_color].isdisjoint(hand[:]):
                 return  # PM-3.1: a card can be played
             drawn = draw_cards(state, 1, events)  # PM-3.2: forced draw
             if drawn:

@@ -180,7 +180,7 @@ def play_violation(
         if not pig:
             return _NAME_THE_PIG
         pigs = state.pigs
-        if pigs[pig - 1] != min(pigs):
+        if pigs[pig - 1] != min(pigs[:]):
             return _NOT_LAST
     elif pig:
         return _PIG_NOT_ASKED

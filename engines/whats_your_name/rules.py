@@ -97,11 +97,11 @@ class SeatFacts:
             draft_order = state.draft_order
             if draft_order:
                 self.drafter = draft_order[0]
-            self.stage_ranks = [card % RANKS + 1 for card in state.stage]
+            self.stage_ranks = [card % RANKS + 1 for card in state.stage[:]]
         if state.HasField("mirror_seat") and state.mirror_seat == seat:
             self.holds_mirror = True
             self.has_pile = bool(pos.pile)
-            self.acquired_ranks = [card % RANKS + 1 for card in pos.acquired]
+            self.acquired_ranks = [card % RANKS + 1 for card in pos.acquired[:]]
 
 
 def violation(state: WhatsYourNameState, seat: int, kind: str, rank: int) -> Violation | None:

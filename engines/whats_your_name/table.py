@@ -58,7 +58,7 @@ def acquire(state: WhatsYourNameState, seat: int, card: int, out: Out) -> None:
     pos = state.positions[seat]
     acquired = pos.acquired
     rank = card % RANKS
-    for i, other in enumerate(acquired):
+    for i, other in enumerate(acquired[:]):  # a slice: engines/README.md
         if other % RANKS == rank:
             del acquired[i]
             state.discarded.extend((other, card))
