@@ -180,8 +180,7 @@ class LoadedGame:
             view.status = GAME_STATUS_WAITING if waiting else GAME_STATUS_ACTIVE
         if self.stored.rematch:
             view.rematch = game_name(self.stored.rematch)
-        if self.stored.bot_levels:
-            view.bot_levels.extend(items_of(self.stored.bot_levels))
+        view.bot_levels.extend(items_of(self.stored.bot_levels))
         if clock.seconds:
             view.clock_seconds = clock.seconds
             for deadline_seat, deadline in enumerate(items_of(clock.deadline_ms)):
