@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -43,6 +43,22 @@ MAX_SEND_BYTES = 4 * 1024 * 1024
 # over instead; the bounds of service/overload.py (and service/unary_port.py) answer the
 # excess, cheaply, with OVERLOADED.
 CORE_PENDING_CALLS = 2**31 - 1
+# The methods served as grpc.aio's registered methods, the others by their service's generic
+# handler. grpc.aio keeps a request for a new call pending per registered method, and one for
+# every other method, and waits on all of them (asyncio.wait) for each call it takes: every
+# registered method costs every call, about 5,000 instructions. Calls of different registered
+# methods may be taken in one turn, though, which is what a table's moves need (a
+# ListLegalMoves and an ApplyMove each). So the methods of every move are registered, and Echo,
+# which is measured against them; the rest (CreateGame, WatchGame, health, reflection, ...) are
+# called once per game, stream or probe. docs/performance.md, "Registered methods".
+REGISTERED = frozenset(
+    {
+        f"/{SERVICE_NAME}/ApplyMove",
+        f"/{SERVICE_NAME}/ListLegalMoves",
+        f"/{SERVICE_NAME}/GetGame",
+        "/croupier.v1.BenchmarkService/Echo",
+    }
+)
 
 
 class Health(HealthServicer):  # type: ignore[misc]  # grpcio-health-checking has no types
@@ -106,29 +122,7 @@ async def start(settings: Settings, store: Store) -> Running:
     ]
     server = grpc.aio.server(options=options)
     servicer = GameService(store, settings)
-    add_game_service(servicer, server)
-    reflected = [SERVICE_NAME]
-    services: list[tuple[object, ServiceDescriptor]] = [
-        (servicer, game_service_pb2.DESCRIPTOR.services_by_name["GameService"])
-    ]
-    # Echo only when asked (croupier-bench's baseline): never on a production port by default.
-    if settings.benchmark_service:
-        benchmark = BenchmarkService(servicer)
-        _add_service(benchmark, server, benchmark_service_pb2, "BenchmarkService")
-        services.append(
-            (benchmark, benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"])
-        )
-        reflected.append(services[-1][1].full_name)
-    health = Health()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection(
-        [
-            *reflected,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ],
-        server,
-    )
+    health, services = add_services(server, servicer, settings)
     address = f"{settings.host}:{settings.port}"
     tls = (
         _tls(settings.tls_cert, settings.tls_key)
@@ -186,6 +180,37 @@ async def start(settings: Settings, store: Store) -> Running:
     return running
 
 
+def add_services(
+    server: grpc.aio.Server, servicer: GameService, settings: Settings
+) -> tuple[Health, list[tuple[object, ServiceDescriptor]]]:
+    """Serve GameService from `servicer` on `server`, Echo when asked, health and reflection.
+    Returns the health servicer, and each served servicer of ours with its service."""
+    add_game_service(servicer, server)
+    services: list[tuple[object, ServiceDescriptor]] = [
+        (servicer, game_service_pb2.DESCRIPTOR.services_by_name["GameService"])
+    ]
+    # Echo only when asked (croupier-bench's baseline): never on a production port by default.
+    if settings.benchmark_service:
+        benchmark = BenchmarkService(servicer)
+        _add_service(benchmark, server, benchmark_service_pb2, "BenchmarkService")
+        services.append(
+            (benchmark, benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"])
+        )
+    health = Health()
+    # grpcio-health-checking's and grpcio-reflection's own functions register every method of
+    # theirs: they get the generic handlers only (REGISTERED).
+    health_pb2_grpc.add_HealthServicer_to_server(health, _GenericOnly(server))
+    reflection.enable_server_reflection(
+        [
+            *(service.full_name for _, service in services),
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ],
+        _GenericOnly(server),
+    )
+    return health, services
+
+
 def add_game_service(servicer: GameService, server: grpc.aio.Server) -> None:
     """Serve GameService from `servicer` on `server`. Not the generated
     add_GameServiceServicer_to_server: its WatchGame serializer takes messages only, where
@@ -216,12 +241,27 @@ def _add_service(
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
     )
-    # Registered as well, as the generated code does. grpc.aio then waits on a pending request
-    # per registered method (asyncio.wait) twice per call, about a fifth of an Echo's
-    # instructions; serving by the generic handler alone saved that on one method's load
-    # (Echo, ApplyMove replay) but cost game play (ListLegalMoves and ApplyMove mixed) about 8%
-    # more server CPU per move: docs/performance.md, "Per-call cost: issue 22, this round".
-    server.add_registered_method_handlers(service.full_name, handlers)
+    registered = {
+        method: handler
+        for method, handler in handlers.items()
+        if f"/{service.full_name}/{method}" in REGISTERED
+    }
+    if registered:
+        server.add_registered_method_handlers(service.full_name, registered)
+
+
+class _GenericOnly:
+    """`server` for a library's add_<Service>Servicer_to_server: its generic handlers are added,
+    its registered methods left out (REGISTERED)."""
+
+    def __init__(self, server: grpc.aio.Server) -> None:
+        self._server = server
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
+        self._server.add_generic_rpc_handlers(handlers)
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        pass
 
 
 def _streamed(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:

@@ -9,7 +9,14 @@ calls and has the counters dumped: every thread of the server (the event loop, g
 poller, gRPC's own) counted over exactly those calls. With --no-valgrind the server runs as
 is and the figure is its CPU time per call, from /proc.
 
-    .venv/bin/python deploy/loadtest/echo_instructions.py --calls 640
+With --play the calls are game play instead, as croupier-bench's game-play phase makes them:
+32 One Card games of 4 seats, one per caller, each move a ListLegalMoves of a seat that may
+act and an ApplyMove (with a request id) of one of its listed moves at random, a new game
+when one ends; the figure is per move (its two calls). Mixed methods matter: grpc.aio waits
+for a new call of each registered method separately (docs/performance.md, "Registered
+methods").
+
+    .venv/bin/python deploy/loadtest/echo_instructions.py --calls 640 [--play]
 """
 
 from __future__ import annotations
@@ -17,11 +24,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import grpc
@@ -29,6 +38,8 @@ import uvloop
 
 from croupier.service.embedded_redis import free_port
 from croupier.v1 import benchmark_service_pb2 as pb
+from croupier.v1 import game_service_pb2 as game_pb
+from croupier.v1 import game_service_pb2_grpc as game_grpc
 
 REQUEST = pb.EchoRequest(response_bytes=220, payload=b"y" * 70).SerializeToString()
 IN_FLIGHT = 32
@@ -71,6 +82,36 @@ async def _calls(port: int, count: int) -> None:
         await asyncio.gather(*(caller(share + (i < left)) for i in range(IN_FLIGHT)))
 
 
+async def _moves(port: int, count: int) -> None:
+    """`count` game-play moves, 32 games at a time (a ListLegalMoves and an ApplyMove each)."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = game_grpc.GameServiceStub(channel)
+
+        async def player(number: int, moves: int) -> None:
+            chooser = random.Random(number)
+            active: list[int] = []
+            name, credentials = "", []
+            for _ in range(moves):
+                if not active:
+                    request = game_pb.CreateGameRequest(seats=4, seed=chooser.getrandbits(63))
+                    request.one_card.SetInParent()
+                    created = await stub.CreateGame(request, timeout=600)
+                    name, credentials = created.name, list(created.seat_credentials)
+                    active = list(created.view.active_seats)
+                metadata = (("authorization", f"Bearer {credentials[chooser.choice(active)]}"),)
+                listed = await stub.ListLegalMoves(
+                    game_pb.ListLegalMovesRequest(name=name), metadata=metadata, timeout=600
+                )
+                move = game_pb.ApplyMoveRequest(
+                    name=name, move=chooser.choice(listed.moves), request_id=str(uuid.uuid4())
+                )
+                view = (await stub.ApplyMove(move, metadata=metadata, timeout=600)).view
+                active = [] if view.HasField("result") else list(view.active_seats)
+
+        share, left = divmod(count, IN_FLIGHT)
+        await asyncio.gather(*(player(i, share + (i < left)) for i in range(IN_FLIGHT)))
+
+
 def _summary(folder: Path) -> int:
     """The instructions of the dump made after the measured calls (the part-1 file)."""
     (dump,) = folder.glob("callgrind.out.*.1")
@@ -82,7 +123,8 @@ def _summary(folder: Path) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--calls", type=int, default=640, help="measured Echo calls")
+    parser.add_argument("--calls", type=int, default=640, help="measured Echo calls (moves)")
+    parser.add_argument("--play", action="store_true", help="game-play moves instead of Echo")
     parser.add_argument("--no-valgrind", action="store_true", help="CPU time, not instructions")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -103,26 +145,29 @@ def main() -> None:
             assert server.stdout is not None
             if server.stdout.readline().strip() != "ready":
                 raise SystemExit("the server did not start")
-            uvloop.run(_calls(port, max(IN_FLIGHT, args.calls // 4)))
+            calls = _moves if args.play else _calls
+            what = "Game play (ListLegalMoves + ApplyMove)" if args.play else "Echo"
+            unit = "move" if args.play else "call"
+            uvloop.run(calls(port, max(IN_FLIGHT, args.calls // 4)))
             time.sleep(0.5)  # the warm-up's log lines and metrics are done
             if valgrind is not None:
                 subprocess.run(
                     ["callgrind_control", "-z", str(server.pid)], check=True, capture_output=True
                 )
             before = _cpu_seconds(server.pid)
-            uvloop.run(_calls(port, args.calls))
+            uvloop.run(calls(port, args.calls))
             time.sleep(0.5)
             if valgrind is None:
                 used = (_cpu_seconds(server.pid) - before) / args.calls * 1e6
-                print(f"Echo, {IN_FLIGHT} in flight: {args.calls} calls, {used:.0f} us of"
-                      " server CPU per call")  # fmt: skip
+                print(f"{what}, {IN_FLIGHT} in flight: {args.calls} {unit}s, {used:.0f} us of"
+                      f" server CPU per {unit}")  # fmt: skip
                 return
             subprocess.run(
                 ["callgrind_control", "-d", str(server.pid)], check=True, capture_output=True
             )
             per_call = _summary(Path(folder)) / args.calls
-            print(f"Echo, {IN_FLIGHT} in flight: {args.calls} calls, {per_call:,.0f}"
-                  " instructions per call (server, every thread)")  # fmt: skip
+            print(f"{what}, {IN_FLIGHT} in flight: {args.calls} {unit}s, {per_call:,.0f}"
+                  f" instructions per {unit} (server, every thread)")  # fmt: skip
         finally:
             server.kill()
             server.wait()

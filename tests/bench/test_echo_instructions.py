@@ -1,5 +1,5 @@
-"""The Echo instructions probe of docs/performance.md still runs and prints its figure (its
-CPU-time mode: callgrind's takes a minute)."""
+"""The Echo instructions probe of docs/performance.md still runs and prints its figures, for
+Echo and for game play (its CPU-time mode: callgrind's takes a minute)."""
 
 from __future__ import annotations
 
@@ -15,3 +15,11 @@ def test_the_probe_prints_its_figure() -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     line = done.stdout.strip()
     assert line.startswith("Echo, 32 in flight: 64 calls,") and "us of server CPU per call" in line
+
+
+def test_the_probe_prints_its_game_play_figure() -> None:
+    command = [sys.executable, str(PROBE), "--no-valgrind", "--calls", "64", "--play"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    line = done.stdout.strip()
+    assert line.startswith("Game play (ListLegalMoves + ApplyMove), 32 in flight: 64 moves,")
+    assert "us of server CPU per move" in line
