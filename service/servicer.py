@@ -348,11 +348,15 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         game = await self._load(game_id, call)
         seat = callers.seat(game, call, required=True)
         assert seat is not None
+        response = pb.ListLegalMovesResponse(etag=game.etag, seat=seat)
         # No moves while waiting for players, nor after a forfeit (the engine's state goes on).
-        moves = [] if game.waiting or game.over else game.engine.legal_moves(game.state, seat)
-        return pb.ListLegalMovesResponse(
-            moves=[game.wrap_move(m) for m in moves], etag=game.etag, seat=seat
-        )
+        if not (game.waiting or game.over):
+            listed, game_type = response.moves, game.engine.game_type
+            for move in game.engine.legal_moves(game.state, seat):
+                # Copied once, into the response's own field: a list of wrapped moves given to
+                # the constructor would be copied again.
+                getattr(listed.add(), game_type).CopyFrom(move)
+        return response
 
     @unary
     async def ApplyMove(
