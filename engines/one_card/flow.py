@@ -178,7 +178,7 @@ def _discard(state: OneCardState, seat: int, act: Act) -> Events:
 
 def _game_won(state: OneCardState, winner: int) -> Events:
     """OC-6.1..OC-6.3: record the game; end the match or deal the next game."""
-    cards_left = [len(hand.cards) for hand in state.hands]
+    cards_left = [len(hand.cards) for hand in state.hands[:]]
     state.wins[winner] += 1
     state.history.append(OneCardGameRecord(winner=winner, cards_left=cards_left))
     match_over = state.wins[winner] >= wins_to_match(state.options)
@@ -190,7 +190,7 @@ def _game_won(state: OneCardState, winner: int) -> Events:
                     winner=winner,
                     cards_left=cards_left,
                     placements=placements(cards_left),
-                    wins=list(state.wins),
+                    wins=state.wins[:],
                     match_over=match_over,
                 )
             )

@@ -39,7 +39,7 @@ def shared_view(state: OneCardState, own: bytes = b"") -> OneCardView:
     out = OneCardView(
         discard_pile_size=len(state.discard_pile),
         draw_pile_size=len(state.draw_pile),
-        hand_sizes=[len(hand.cards) for hand in state.hands],
+        hand_sizes=[len(hand.cards) for hand in state.hands[:]],
         active_color=rules.active_color(state),  # type: ignore[arg-type]
         clockwise=not state.counter_clockwise,
         current_seat=state.current_seat,
@@ -64,7 +64,7 @@ def shared_view(state: OneCardState, own: bytes = b"") -> OneCardView:
 def result(state: OneCardState) -> GameResult | None:
     if not state.over:
         return None
-    last = list(state.history[-1].cards_left)
+    last = state.history[-1].cards_left[:]
     if wins_to_match(state.options) == 1:
         return build_result(
             last,
@@ -73,7 +73,7 @@ def result(state: OneCardState) -> GameResult | None:
             " placed by fewer cards left, ties sharing a place (OC-6.2).",
         )
     return build_result(
-        list(state.wins),
+        state.wins[:],
         lower_is_better=False,
         tie_break=lambda seat: last[seat],
         summary=f"Score: games won. The first to win {wins_to_match(state.options)} games wins"

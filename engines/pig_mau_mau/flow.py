@@ -75,7 +75,7 @@ def start_race(state: PigMauMauState, race: int, start_seat: int, events: Events
     state.steps_left = 0
     deck = list(range(DECK_SIZE))
     rng.shuffle(state.rng, deck)
-    for hand in state.hands:
+    for hand in state.hands[:]:
         del hand.cards[:]
     for _ in range(HAND_SIZE):
         for seat in range(state.seats):
@@ -101,7 +101,7 @@ def start_race(state: PigMauMauState, race: int, start_seat: int, events: Events
         filled.first_card.CopyFrom(CARD_MESSAGES[first])
         filled.hand_sizes.extend(sizes)
         if seat is not None:
-            filled.hand.extend([CARD_MESSAGES[c] for c in sorted(state.hands[seat].cards)])
+            filled.hand.extend([CARD_MESSAGES[c] for c in sorted(state.hands[seat].cards[:])])
         filled.draw_size = draw_size
         return event
 
@@ -124,7 +124,7 @@ def draw_cards(state: PigMauMauState, count: int, events: Events) -> list[int]:
 
 def totals(state: PigMauMauState) -> list[int]:
     sums = [0] * state.seats
-    for race in state.race_scores:
+    for race in state.race_scores[:]:
         for seat, points in enumerate(race.points):
             sums[seat] += points
     return sums
@@ -153,7 +153,7 @@ def end_race(
         winners = [c for c in range(COLOURS) if state.pigs[c] == lead]
     revealed = []
     scale = iter(BET_POINTS)
-    for bet in state.bet_row:
+    for bet in state.bet_row[:]:
         won = (int(bet.color) - 1) in winners
         score = next(scale) if won else 0
         points[bet.seat] += score
@@ -166,7 +166,7 @@ def end_race(
         bets=revealed,
         points=points,
         totals=sums,
-        pigs=list(state.pigs),
+        pigs=state.pigs[:],
     )
     if finisher is not None:
         ended.finisher_seat = finisher
@@ -292,7 +292,7 @@ def take_pending(state: PigMauMauState, seat: int, events: Events) -> bool:
 
 
 def _end_steps_if_done(state: PigMauMauState, seat: int, events: Events) -> None:
-    if state.steps_left and any(state.pigs):
+    if state.steps_left and any(state.pigs[:]):
         return
     end_steps(state, seat, events)
 

@@ -119,7 +119,7 @@ def violation(state: PigMauMauState, seat: int, move: Move, kind: str) -> Violat
 
 def own_bet(state: PigMauMauState, seat: int) -> PigColor.ValueType | None:
     """The colour of `seat`'s bet in the row, None when it has none."""
-    for bet in state.bet_row:
+    for bet in state.bet_row[:]:
         if bet.seat == seat:
             return bet.color
     return None
@@ -235,7 +235,7 @@ def legal_moves(state: PigMauMauState, seat: int) -> list[Move]:
     if phase == PLAY:
         return _legal_plays(state, seat)
     if phase == STEPS:
-        pigs = list(state.pigs)
+        pigs = state.pigs[:]
         moves = [
             _parse(_STEP_BYTES[c])
             for c in range(COLOURS)

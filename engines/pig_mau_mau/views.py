@@ -56,13 +56,13 @@ def own_view(state: PigMauMauState, seat: int | None) -> tuple[bytes, bytes, byt
     hidden = PigColor.PIG_COLOR_UNSPECIFIED
     my_bet = hidden
     bets = []
-    for bet in state.bet_row:
+    for bet in state.bet_row[:]:
         if bet.seat == seat:  # a seat has one bet at most (PM-5.2)
             my_bet = bet.color
             bets.append(_bet(seat, my_bet))
         else:
             bets.append(_bet(bet.seat, hidden))
-    hand = b"" if seat is None else b"".join([_HAND[c] for c in sorted(state.hands[seat].cards)])
+    hand = b"" if seat is None else b"".join([_HAND[c] for c in sorted(state.hands[seat].cards[:])])
     return hand, b"".join(bets), _my_bet(my_bet)
 
 
@@ -83,7 +83,7 @@ def shared_view(state: PigMauMauState, own: bytes = b"") -> PigMauMauView:
         pigs=state.pigs,
         discard_size=len(discard),
         draw_size=len(state.draw_pile),
-        hand_sizes=[len(hand.cards) for hand in state.hands],
+        hand_sizes=[len(hand.cards) for hand in state.hands[:]],
         pending_draw=state.pending_draw,
         required_color=state.required_color,
         steps_left=state.steps_left,

@@ -79,7 +79,7 @@ def shared_view(state: TrinityState) -> TrinityView:
     for row in range(ROWS):
         add_row(row=ROW_VALUES[row], seat=seat_of_row(state, row), slots=row_of_board(board, row))
     add_seat = view.seats.add
-    for other, hand in enumerate(state.hands):
+    for other, hand in enumerate(state.hands[:]):
         cards = hand.cards
         add_seat(
             seat=other,

@@ -122,7 +122,7 @@ def _end_phase(state: VampireQueenState, events: Events) -> None:
     record = state.history.add(leader=phase.leader, hunt=phase.hunt, winner=winner)
     record.plays.extend(p for p in plays if p.cards or p.forced)
     state.ClearField("phase")
-    if any(not hand.cards for hand in state.hands):
+    if any(not hand.cards for hand in state.hands[:]):
         _end_round(state, events)
     else:
         _start_phase(state, winner, events)
@@ -178,7 +178,7 @@ def start_round(state: VampireQueenState, events: Events) -> None:
     state.round += 1
     del state.history[:]
     state.ClearField("phase")
-    kept: list[list[int]] = [[c for c in hand.cards if c in HUNTERS] for hand in state.hands]
+    kept: list[list[int]] = [[c for c in hand.cards if c in HUNTERS] for hand in state.hands[:]]
     deck = shuffled_part()
     rng.shuffle(state.rng, deck)
     size = hand_size(seats, state.options.deal_all)
@@ -188,7 +188,7 @@ def start_round(state: VampireQueenState, events: Events) -> None:
         hand.extend(typed(sorted([*deck[seat * size : (seat + 1) * size], *kept[seat]])))
     del state.set_aside[:]
     state.set_aside.extend(typed(sorted(deck[seats * size :])))
-    sizes = [len(hand.cards) for hand in state.hands]
+    sizes = [len(hand.cards) for hand in state.hands[:]]
     started = Event.RoundStarted(
         round=state.round,
         rounds=rounds_of(state.options),
@@ -208,7 +208,7 @@ def start_round(state: VampireQueenState, events: Events) -> None:
 
 def totals(state: VampireQueenState) -> list[int]:
     result = [0] * state.seats
-    for record in state.round_penalties:
+    for record in state.round_penalties[:]:
         for seat, points in enumerate(record.penalties):
             result[seat] += points
     return result
@@ -216,9 +216,9 @@ def totals(state: VampireQueenState) -> list[int]:
 
 def _end_round(state: VampireQueenState, events: Events) -> None:
     """VQ-4.1 / VQ-4.3: every remaining hand scores; then the next round or the end (VQ-4.5)."""
-    penalties = [penalty(hand.cards) for hand in state.hands]
+    penalties = [penalty(hand.cards) for hand in state.hands[:]]
     state.round_penalties.append(VampireQueenRoundPenalties(penalties=penalties))
-    emptied = [seat for seat, hand in enumerate(state.hands) if not hand.cards]
+    emptied = [seat for seat, hand in enumerate(state.hands[:]) if not hand.cards]
     sums = totals(state)
     events.append(
         Emitted(
@@ -245,7 +245,7 @@ def hunter_holders(state: VampireQueenState) -> dict[int, int]:
     ascending and the Hunters are the two highest codes, so only a hand's last two cards can
     be Hunters (this runs for every view)."""
     holders: dict[int, int] = {}
-    for seat, hand in enumerate(state.hands):
+    for seat, hand in enumerate(state.hands[:]):
         for card in hand.cards[-2:]:
             if card in HUNTERS:
                 holders[card] = seat

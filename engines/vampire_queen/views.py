@@ -64,7 +64,7 @@ def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:
     # Copying the phases one by one into added entries is quicker than passing the repeated
     # field to the constructor (or to `extend`).
     add_phase = view.history.add
-    for record in state.history:
+    for record in state.history[:]:
         add_phase().CopyFrom(record)
     if not state.over:
         view.turn = state.turn

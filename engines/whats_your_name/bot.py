@@ -20,7 +20,7 @@ from croupier.v1.whats_your_name_pb2 import WhatsYourNameMove, WhatsYourNameView
 
 
 def _acquired(view: WhatsYourNameView, seat: int) -> Counter[int]:
-    for player in view.players:
+    for player in view.players[:]:
         if player.seat == seat and not player.virtual:
             return Counter(card.rank for card in player.acquired)
     return Counter()
@@ -33,7 +33,7 @@ def _cost(rank: int, acquired: Counter[int], hidden: int) -> int:
 def _sweep_cost(view: WhatsYourNameView, acquired: Counter[int], hidden: int) -> int:
     held = Counter(acquired)
     cost = 0
-    for card in view.stage:
+    for card in view.stage[:]:
         cost += _cost(card.rank, held, hidden)
         held[card.rank] += 1
     return cost

@@ -127,7 +127,7 @@ def _take_priority(state: WhatsYourNameState, out: Out) -> None:
 def _give_mirror(state: WhatsYourNameState, out: Out) -> None:
     """WN-7.2: the seat with the highest recorded total so far (ties: the lowest seat index;
     the virtual player, who makes no move, never receives it)."""
-    sums = [sum(state.positions[seat].totals) for seat in range(state.seats)]
+    sums = [sum(state.positions[seat].totals[:]) for seat in range(state.seats)]
     holder = sums.index(max(sums))
     state.mirror_seat = holder
     emit(out, Event(mirror_given=Event.MirrorGiven(seat=holder, recorded_total=sums[holder])))

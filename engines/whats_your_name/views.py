@@ -143,7 +143,7 @@ def build_result(state: WhatsYourNameState) -> GameResult | None:
     if state.phase != WHATS_YOUR_NAME_PHASE_OVER:
         return None
     positions = range(table_size(state.seats))
-    scores = [sum(state.positions[p].totals) for p in positions]
+    scores = [sum(state.positions[p].totals[:]) for p in positions]
     ranking = sorted(positions, key=lambda p: standing_key(state, p, scores[p]))
     place = {p: i + 1 for i, p in enumerate(ranking)}
     best = ranking[0]
