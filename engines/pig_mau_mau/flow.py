@@ -125,7 +125,7 @@ def draw_cards(state: PigMauMauState, count: int, events: Events) -> list[int]:
 def totals(state: PigMauMauState) -> list[int]:
     sums = [0] * state.seats
     for race in state.race_scores[:]:
-        for seat, points in enumerate(race.points):
+        for seat, points in enumerate(race.points[:]):
             sums[seat] += points
     return sums
 

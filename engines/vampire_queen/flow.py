@@ -140,9 +140,9 @@ def _take_hunt(state: VampireQueenState, plays: list[VampireQueenPlay], events: 
             strength = hunt_strength(p.cards[0])
             if strength >= strongest:  # later play wins a tie
                 taker, strongest = p.seat, strength
-    taken = sorted(card for p in plays for card in p.cards)
+    taken = sorted(card for p in plays for card in p.cards[:])
     hand = state.hands[taker].cards
-    merged = sorted([*hand, *taken])
+    merged = sorted([*hand[:], *taken])
     del hand[:]
     hand.extend(merged)
     hunter = plays[0].cards[0]
@@ -209,7 +209,7 @@ def start_round(state: VampireQueenState, events: Events) -> None:
 def totals(state: VampireQueenState) -> list[int]:
     result = [0] * state.seats
     for record in state.round_penalties[:]:
-        for seat, points in enumerate(record.penalties):
+        for seat, points in enumerate(record.penalties[:]):
             result[seat] += points
     return result
 
