@@ -56,7 +56,7 @@ REGISTERED = frozenset(
         f"/{SERVICE_NAME}/ApplyMove",
         f"/{SERVICE_NAME}/ListLegalMoves",
         f"/{SERVICE_NAME}/GetGame",
-        "/croupier.v1.BenchmarkService/Echo",
+        f"/{benchmark_service_pb2.DESCRIPTOR.services_by_name['BenchmarkService'].full_name}/Echo",
     }
 )
 
