@@ -13,7 +13,7 @@ from types import TracebackType
 import redis
 from redis.cluster import RedisCluster
 
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.service.redis_client import is_cluster_url
 
 
@@ -39,22 +39,7 @@ def direct_client(store_url: str) -> redis.Redis:
 
 class EmbeddedRedisCluster:
     def __init__(self, masters: int = 3, replicas: int = 0) -> None:
-        self.nodes = [
-            EmbeddedRedis(
-                extra_args=(
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    "nodes.conf",
-                    "--cluster-node-timeout",
-                    "2000",
-                    # The bus port is set explicitly: port + 10000 may exceed 65535.
-                    "--cluster-port",
-                    str(free_port()),
-                )
-            )
-            for _ in range(masters * (1 + replicas))
-        ]
+        self.nodes = [EmbeddedRedis(cluster_node=True) for _ in range(masters * (1 + replicas))]
         self.replicas = replicas
 
     @property

@@ -116,18 +116,9 @@ class LocalCluster:
     """Redis Cluster masters on loopback (no replicas), each its own redis-server."""
 
     def __init__(self, masters: int) -> None:
-        from croupier.service.embedded_redis import EmbeddedRedis, free_port
+        from croupier.service.embedded_redis import EmbeddedRedis
 
-        self.nodes = [
-            EmbeddedRedis(
-                extra_args=(
-                    *["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"],
-                    # The bus port is set explicitly: port + 10000 may exceed 65535.
-                    *["--cluster-node-timeout", "2000", "--cluster-port", str(free_port())],
-                )
-            )
-            for _ in range(masters)
-        ]
+        self.nodes = [EmbeddedRedis(cluster_node=True) for _ in range(masters)]
 
     @property
     def url(self) -> str:

@@ -38,8 +38,18 @@ def server_installed() -> bool:
     return importlib.util.find_spec(SERVER_MODULE.rpartition(".")[0]) is not None
 
 
-def wait_serving(target: str, timeout: float = 20.0, tls_root: Path | None = None) -> None:
-    """Block until the server at `target` reports SERVING through the health protocol."""
+class ServerExited(RuntimeError):
+    """The server process ended before it served (its port may have been taken)."""
+
+
+def wait_serving(
+    target: str,
+    timeout: float = 20.0,
+    tls_root: Path | None = None,
+    process: subprocess.Popen[bytes] | None = None,
+) -> None:
+    """Block until the server at `target` reports SERVING through the health protocol; raise
+    ServerExited at once if `process` ends first."""
     deadline = time.monotonic() + timeout
     channel = (
         grpc.secure_channel(target, grpc.ssl_channel_credentials(tls_root.read_bytes()))
@@ -55,6 +65,8 @@ def wait_serving(target: str, timeout: float = 20.0, tls_root: Path | None = Non
                     return
             except grpc.RpcError:
                 pass
+            if process is not None and process.poll() is not None:
+                raise ServerExited(f"the server exited with {process.returncode} before serving")
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no server became healthy at {target}")
             time.sleep(0.05)
@@ -76,17 +88,8 @@ class LocalServer:
         stderr: int | None = subprocess.DEVNULL,
         tls_root: Path | None = None,
     ) -> None:
-        self.port = free_port()
-        self.target = f"127.0.0.1:{self.port}"
-        args = [
-            sys.executable,
-            "-m",
-            SERVER_MODULE,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-        ]
+        self.pick_port()
+        args = [sys.executable, "-m", SERVER_MODULE, "--host", "127.0.0.1"]
         args += ["--log-level", log_level, *extra_args]
         if redis_url:
             args += ["--redis-url", redis_url]
@@ -95,21 +98,42 @@ class LocalServer:
         self.stderr = stderr
         self.tls_root = tls_root
         self.process: subprocess.Popen[bytes] | None = None
+        self.started = False
+
+    def pick_port(self) -> None:
+        self.port = free_port()
+        self.target = f"127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 20.0) -> LocalServer:
         if not server_installed():
             raise ServerNotInstalled(
                 "no server here: give --target HOST:PORT, or install the server (croupier)"
             )
-        self.process = subprocess.Popen(
-            self.args, env=self.env, stdout=subprocess.DEVNULL, stderr=self.stderr
-        )
-        try:
-            wait_serving(self.target, timeout, self.tls_root)
-        except TimeoutError:
-            self.stop()
-            raise
-        return self
+        # The port picked may be taken before the server binds it (by another process, or as
+        # the local end of an outgoing connection): a first start that exits tries fresh ones.
+        attempts = 1 if self.started else 3
+        for attempt in range(attempts):
+            if attempt:
+                self.pick_port()
+            self.process = subprocess.Popen(
+                [*self.args, "--port", str(self.port)],
+                env=self.env,
+                stdout=subprocess.DEVNULL,
+                stderr=self.stderr,
+            )
+            try:
+                wait_serving(self.target, timeout, self.tls_root, self.process)
+            except ServerExited:
+                self.stop()
+                if attempt + 1 == attempts:
+                    raise
+                continue
+            except TimeoutError:
+                self.stop()
+                raise
+            self.started = True
+            return self
+        raise AssertionError("unreachable")
 
     def stop(self, timeout: float = 15.0) -> int | None:
         if self.process is None:
