@@ -4,7 +4,6 @@ store of `croupier-server` without a Redis URL, and the Redis of the test suite.
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -15,12 +14,9 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from croupier.local import free_port
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+__all__ = ["EmbeddedRedis", "free_port", "redis_server_binary"]
 
 
 def redis_server_binary() -> str | None:

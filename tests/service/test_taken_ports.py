@@ -1,17 +1,18 @@
 """A loopback port picked as free can be taken before the process meant for it binds it: by
-another test's process, or as the local end of an outgoing connection (the ephemeral range is
-the same). The suite's Redis, Redis Cluster nodes and server processes then start on fresh
-ports instead of failing; a restart keeps its port."""
+another test's process, or as the local end of an outgoing connection. Ports are picked below
+the kernel's range for those, and the suite's Redis, Redis Cluster nodes and server processes
+start on fresh ports when theirs was taken anyway; a restart keeps its port."""
 
 from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import redis
 
-from croupier.local import LocalServer
+from croupier.local import LocalServer, free_port
 from croupier.service.embedded_redis import EmbeddedRedis
 
 
@@ -27,6 +28,13 @@ def taken(port: int) -> Iterator[None]:
 def answering_pid(port: int) -> int:
     with redis.Redis(host="127.0.0.1", port=port) as client:
         return int(client.info("server")["process_id"])
+
+
+def test_ports_are_picked_below_the_range_of_outgoing_connections() -> None:
+    first_ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    picked = {free_port() for _ in range(50)}
+    assert all(1024 <= port < first_ephemeral for port in picked)
+    assert len(picked) > 40  # spread out, so that two test processes rarely pick the same
 
 
 def test_a_redis_whose_port_was_taken_starts_on_another() -> None:

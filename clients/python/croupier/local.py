@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -26,11 +27,35 @@ class ServerNotInstalled(RuntimeError):
     """No --target was given and the server's distribution is not installed here."""
 
 
+# Where free_port looks first: below the kernel's range for the local ends of outgoing
+# connections, which the port picked by binding port 0 is in (so any connection made before
+# the port is bound again may take it).
+_LOWEST_PORT = 10_000
+_EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+_CHOOSER = random.SystemRandom()  # not the `random` module's: a test may seed that one
+
+
 def free_port() -> int:
+    """A loopback TCP port that nothing uses now, for a process about to listen on it. It is
+    free only until someone else binds it: who listens on it must cope with losing it (a
+    first start that fails tries a fresh one: LocalServer, EmbeddedRedis)."""
+    try:
+        first_ephemeral = int(_EPHEMERAL_RANGE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        first_ephemeral = 0
+    if first_ephemeral - _LOWEST_PORT >= 1_000:
+        for _ in range(50):
+            port = _CHOOSER.randrange(_LOWEST_PORT, first_ephemeral)
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                try:
+                    sock.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        picked: int = sock.getsockname()[1]
+        return picked
 
 
 def server_installed() -> bool:
