@@ -3,9 +3,9 @@ counted by valgrind's callgrind, which counts the same on a loaded machine as on
 (CPU time does not: docs/performance.md, "Per-call cost: issue 22, this round").
 
 A server process (the real one: `service.server.start` with the in-memory store, Echo on,
-one JSON log line per call written to /dev/null) runs under callgrind; this process calls Echo
-at 32 in flight, `--calls` / 4 calls to warm up, then zeroes the counters, makes `--calls`
-calls and has the counters dumped: every thread of the server (the event loop, grpc.aio's
+one JSON log line per call written to /dev/null, the garbage collector set as croupier-server
+sets it) runs under callgrind; this process calls Echo at 32 in flight, `--calls` / 4 calls to
+warm up, then zeroes the counters, makes `--calls` calls and has the counters dumped: every thread of the server (the event loop, grpc.aio's
 poller, gRPC's own) counted over exactly those calls. With --no-valgrind the server runs as
 is and the figure is its CPU time per call, from /proc.
 
@@ -47,6 +47,7 @@ IN_FLIGHT = 32
 
 async def _serve(port: int) -> None:
     from croupier.service import config, logs, server
+    from croupier.service.main import collect_less
     from croupier.service.memory_store import MemoryStore
     from croupier.service.metrics import MeasuredStore
 
@@ -60,6 +61,7 @@ async def _serve(port: int) -> None:
     flags += ["--anonymous-rate-limit", "0", "--clock-tick", "3600"]
     settings = config.parse(flags, environ={})
     running = await server.start(settings, MeasuredStore(MemoryStore()))
+    collect_less()  # as croupier-server does before it serves
     print("ready", flush=True)
     await running.server.wait_for_termination()
 

@@ -35,6 +35,7 @@ from croupier.engines.registry import GAMES
 from croupier.play import options_for
 from croupier.service import config, logs
 from croupier.service.benchmark import BenchmarkService
+from croupier.service.main import collect_less
 from croupier.service.memory_store import MemoryStore
 from croupier.service.metrics import MeasuredStore
 from croupier.service.redis_store import RedisStore
@@ -116,6 +117,7 @@ async def measure(args: argparse.Namespace) -> None:
             await asyncio.sleep(0)  # the call's log line and metrics (written after it)
 
     await asyncio.sleep(0)
+    collect_less()  # as croupier-server does before it serves
     started = time.process_time()
     # `--concurrency` games at a time, each its moves in order: on Redis their calls interleave
     # while each waits for its write, as a server's calls do with that many in flight.
