@@ -5,9 +5,10 @@ counted by valgrind's callgrind, which counts the same on a loaded machine as on
 A server process (the real one: `service.server.start` with the in-memory store, Echo on,
 one JSON log line per call written to /dev/null, the garbage collector set as croupier-server
 sets it) runs under callgrind; this process calls Echo at 32 in flight, `--calls` / 4 calls to
-warm up, then zeroes the counters, makes `--calls` calls and has the counters dumped: every thread of the server (the event loop, grpc.aio's
-poller, gRPC's own) counted over exactly those calls. With --no-valgrind the server runs as
-is and the figure is its CPU time per call, from /proc.
+warm up, then zeroes the counters, makes `--calls` calls and has the counters dumped: every
+thread of the server (the event loop, grpc.aio's poller, gRPC's own) counted over exactly
+those calls. With --no-valgrind the server runs as is and the figure is its CPU time per
+call, from /proc.
 
 With --play the calls are game play instead, as croupier-bench's game-play phase makes them:
 32 One Card games of 4 seats, one per caller, each move a ListLegalMoves of a seat that may
