@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry  # redis.retry's is the synchronous clients'
 from redis.backoff import ExponentialBackoff, NoBackoff
-from redis.retry import Retry
 
 from croupier.service.resp import RespClient
 from croupier.service.resp_cluster import ClusterClient

@@ -626,13 +626,20 @@ def _text(value: Any) -> str:
 
 def _node_source(pubsub: Any, node: Any) -> MessageSource:
     def source() -> Awaitable[dict[str, Any] | None]:
-        # Once the node's last channel is unsubscribed its connection is gone, and
-        # get_sharded_message would answer None at once, without waiting: the reader would spin
-        # and hold the event loop. Its reader ends instead (_start_readers makes a new one).
-        if node.name not in pubsub.node_pubsub_mapping:
+        # Once the node's last channel is unsubscribed its connection is gone (and a node's
+        # pub/sub has none before its first SSUBSCRIBE is sent), and get_sharded_message would
+        # answer None at once, without waiting: the reader would spin and hold the event loop.
+        # Its reader ends instead (_start_readers makes a new one).
+        current = pubsub.node_pubsub_mapping.get(node.name)
+        if current is None or current.connection is None:
             raise KeyError(node.name)
+        # A read that waits for the next message, however long. redis-py 8.2 holds the node's
+        # connection lock across a read with a timeout, and an SSUBSCRIBE on that node waited
+        # for it: with a timeout of 1 s, 16 channels subscribed at once took seconds to be
+        # confirmed (test_streams_opened_all_at_once_…). Without one the read takes no lock,
+        # as every read did before 8.2, and a subscription is sent at once.
         result: Awaitable[dict[str, Any] | None] = pubsub.get_sharded_message(
-            timeout=1.0, target_node=node
+            timeout=None, target_node=node
         )
         return result
 
