@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # says which tests share a worker.
 TEST_WORKERS ?= 2
 
-.PHONY: run test install compiler pure-engines redis-server node chromium lint format proto clean
+.PHONY: run test install lock compiler pure-engines redis-server node chromium lint format proto clean
 
 # The table page is served by the web gateway: open http://localhost:8080/ (docs/browser.md).
 WEB_PORT ?= 8080
@@ -28,16 +28,35 @@ install: $(STAMP)
 # edited engine is compiled again before the next run or test.
 ENGINE_SOURCES := $(shell find engines -name '*.py')
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml setup.py $(ENGINE_SOURCES) | compiler
+# Every package at the version deploy/constraints.txt pins: a release made since changes nothing
+# until `make lock` takes it.
+CONSTRAINTS := deploy/constraints.txt
+
+$(STAMP): pyproject.toml clients/python/pyproject.toml setup.py $(CONSTRAINTS) $(ENGINE_SOURCES) | compiler
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@if [ -n "$${CROUPIER_PURE_ENGINES:-}" ] && [ "$$CROUPIER_PURE_ENGINES" != 0 ]; then \
 	  find engines clients/python -name '*.so' -delete; fi
-	$(BIN)/python -m pip install --quiet -e clients/python -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e clients/python -e '.[dev]'
 	@$(BIN)/python -c 'from croupier.engines.core import rng; import sys; \
 	  print("engines:", "Python (not compiled)" if rng.__file__.endswith(".py") else "compiled")'
 	touch $(STAMP)
+
+# deploy/constraints.txt written again (its comment kept): the newest releases within the ranges
+# of pyproject.toml, installed in a virtualenv of their own. `make test` then says whether the
+# suite passes with them.
+LOCK_VENV := .venv-lock
+
+lock: | compiler
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install --quiet -e clients/python -e '.[dev]'
+	{ grep '^#' $(CONSTRAINTS); $(LOCK_VENV)/bin/python -m pip freeze --all --exclude-editable | grep -v '^pip=='; } \
+	  > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	rm -rf $(LOCK_VENV)
 
 # A C compiler and Python's headers for the compiled engines (setup.py): Debian's packages when
 # they are missing and this is root. Without them the install keeps the engines as Python: the
