@@ -35,7 +35,7 @@ CONSTRAINTS := deploy/constraints.txt
 $(STAMP): pyproject.toml clients/python/pyproject.toml setup.py $(CONSTRAINTS) $(ENGINE_SOURCES) | compiler
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade -c $(CONSTRAINTS) pip
 	@if [ -n "$${CROUPIER_PURE_ENGINES:-}" ] && [ "$$CROUPIER_PURE_ENGINES" != 0 ]; then \
 	  find engines clients/python -name '*.so' -delete; fi
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e clients/python -e '.[dev]'
@@ -53,7 +53,7 @@ lock: | compiler
 	$(PYTHON) -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(LOCK_VENV)/bin/python -m pip install --quiet -e clients/python -e '.[dev]'
-	{ grep '^#' $(CONSTRAINTS); $(LOCK_VENV)/bin/python -m pip freeze --all --exclude-editable | grep -v '^pip=='; } \
+	{ grep '^#' $(CONSTRAINTS); $(LOCK_VENV)/bin/python -m pip freeze --all --exclude-editable; } \
 	  > $(CONSTRAINTS).new
 	mv $(CONSTRAINTS).new $(CONSTRAINTS)
 	rm -rf $(LOCK_VENV)
