@@ -157,30 +157,35 @@ class LoadedGame:
     def fill_shared(self, view: GameView) -> None:
         """What every seat's view of this version holds alike: all but the viewer's seat and
         the game's own view (`fill_own`)."""
-        engine, state = self.engine, self.state
+        engine, state, stored = self.engine, self.state, self.stored
         view.name = game_name(self.game_id)
         view.game_type = engine.game_type
         view.etag = self.etag
         view.seats = state.seats
-        view.display_names.extend(items_of(self.stored.display_names))
-        waiting = self.waiting
-        clock = self.stored.clock
+        view.display_names.extend(items_of(stored.display_names))
+        # The open seats once, for the field and for `waiting`; an empty repeated field is
+        # left alone (an extend by nothing still costs a call into protobuf).
+        unclaimed = open_seats(stored)
+        clock = stored.clock
         forfeited = clock.HasField("forfeited_seat")
         # A game waiting for players accepts no move from any seat, nor a forfeited one.
-        if not waiting and not forfeited:
+        if not unclaimed and not forfeited:
             view.active_seats.extend(engine.active_seats(state))
-        view.move_count = self.stored.move_count
-        view.player_ids.extend(player_ids(self.stored, state.seats))
-        view.open_seats.extend(open_seats(self.stored))
+        view.move_count = stored.move_count
+        view.player_ids.extend(player_ids(stored, state.seats))
+        if unclaimed:
+            view.open_seats.extend(unclaimed)
         # The status as `status` says it, from what is computed here once.
         result = self.result()
         if result is not None:
             view.status = GAME_STATUS_FINISHED
         else:
-            view.status = GAME_STATUS_WAITING if waiting else GAME_STATUS_ACTIVE
-        if self.stored.rematch:
-            view.rematch = game_name(self.stored.rematch)
-        view.bot_levels.extend(items_of(self.stored.bot_levels))
+            view.status = GAME_STATUS_WAITING if unclaimed else GAME_STATUS_ACTIVE
+        if stored.rematch:
+            view.rematch = game_name(stored.rematch)
+        bot_levels = items_of(stored.bot_levels)
+        if bot_levels:
+            view.bot_levels.extend(bot_levels)
         if clock.seconds:
             view.clock_seconds = clock.seconds
             for deadline_seat, deadline in enumerate(items_of(clock.deadline_ms)):
