@@ -120,7 +120,8 @@ class LoadedGame:
 
     @property
     def waiting(self) -> bool:
-        """Some seats are open: no moves until every seat is claimed."""
+        """Some seats are open (`open_seats` is not empty): no moves until every seat is
+        claimed."""
         return not all(items_of(self.stored.credential_hashes))  # an open seat's is empty
 
     def result(self) -> GameResult | None:
@@ -163,8 +164,9 @@ class LoadedGame:
         view.etag = self.etag
         view.seats = state.seats
         view.display_names.extend(items_of(stored.display_names))
-        # The open seats once, for the field and for `waiting`; an empty repeated field is
-        # left alone (an extend by nothing still costs a call into protobuf).
+        # The open seats, read once: the field, and whether the game waits (some seat is open,
+        # as `waiting` says). An empty repeated field is left alone: an extend by nothing
+        # still costs a call into protobuf.
         unclaimed = open_seats(stored)
         clock = stored.clock
         forfeited = clock.HasField("forfeited_seat")
