@@ -431,15 +431,17 @@ def keyboard_move(page: Page) -> bool:
         # passed, or a move is on its way) before Tab reaches them; the caller tries again.
         if page.query_selector(PLAYABLE) is None:
             return False
-        focused = page.evaluate(
-            "document.activeElement?.getAttribute('aria-disabled') === 'true' ? 'stale'"
-            " : document.activeElement?.dataset?.testid ?? ''"
+        # The focused element and its outline read in one evaluation: between two, a redraw
+        # may take this seat's moves away and leave the focus on the page's body.
+        focused, outline = page.evaluate(
+            "(() => { const e = document.activeElement;"
+            " if (e?.getAttribute('aria-disabled') === 'true') return ['stale', ''];"
+            " return [e?.dataset?.testid ?? '', e ? getComputedStyle(e).outlineStyle : '']; })()"
         )
         if focused == "stale":  # listed for an older view: the new view's moves come next
             return False
         if focused == "move":
             # Visible focus: the focused move is outlined (the page's :focus-visible style).
-            outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
             assert outline not in ("none", ""), outline
             page.keyboard.press("Enter")
             return True
