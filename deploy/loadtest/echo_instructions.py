@@ -17,13 +17,23 @@ when one ends; the figure is per move (its two calls). Mixed methods matter: grp
 for a new call of each registered method separately (docs/performance.md, "Registered
 methods").
 
-    .venv/bin/python deploy/loadtest/echo_instructions.py --calls 640 [--play]
+With --watch N the calls are replayed moves under watch instead, as croupier-bench's watcher
+benchmark makes them, one stream per seat (the issue's measure) or N: 16 One Card games of 4
+seats, each seat's credential watching its game on N streams (4N streams a game), each game's
+moves chosen beforehand by a seeded random player on the engine and sent with ApplyMove (with a
+request id), one game's moves in order, 16 games at once. The counters cover the moves and
+every update they make, each stream's update received before the dump; the figure is per move
+and per update delivered (everything the server did, divided by the updates). Two runs with
+different N give an extra update's cost: the difference over the difference in updates.
+
+    .venv/bin/python deploy/loadtest/echo_instructions.py --calls 640 [--play | --watch N]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import random
 import shutil
@@ -32,11 +42,14 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 import uvloop
 
+from croupier.engines.registry import GAMES
+from croupier.play import options_for
 from croupier.service.embedded_redis import free_port
 from croupier.v1 import benchmark_service_pb2 as pb
 from croupier.v1 import game_service_pb2 as game_pb
@@ -44,6 +57,8 @@ from croupier.v1 import game_service_pb2_grpc as game_grpc
 
 REQUEST = pb.EchoRequest(response_bytes=220, payload=b"y" * 70).SerializeToString()
 IN_FLIGHT = 32
+WATCHED_GAMES = 16  # --watch: games played at once, each watched by every seat
+WATCHED_SEATS = 4
 
 
 async def _serve(port: int) -> None:
@@ -115,6 +130,95 @@ async def _moves(port: int, count: int) -> None:
         await asyncio.gather(*(player(i, share + (i < left)) for i in range(IN_FLIGHT)))
 
 
+def _engine_moves(seed: int, count: int) -> list[tuple[int, bytes]]:
+    """The first `count` moves (seat, serialized Move) of a seeded random One Card game of
+    WATCHED_SEATS seats, as the server plays it from `seed` (the engine is deterministic)."""
+    engine = GAMES["one_card"]
+    state, _ = engine.new_game(options_for("one_card"), WATCHED_SEATS, seed)
+    chooser = random.Random(seed)
+    moves: list[tuple[int, bytes]] = []
+    while len(moves) < count and engine.result(state) is None:
+        seat = chooser.choice(engine.active_seats(state))
+        move = chooser.choice(engine.legal_moves(state, seat))
+        engine.apply(state, seat, move)
+        wrapped = game_pb.Move()
+        wrapped.one_card.CopyFrom(move)
+        moves.append((seat, wrapped.SerializeToString()))
+    return moves
+
+
+class Watched:
+    """WATCHED_GAMES games on the server, every seat watching its game on `streams` streams;
+    `play` sends the next moves of each game and returns once every stream has their updates."""
+
+    def __init__(self, channel: grpc.aio.Channel, streams: int) -> None:
+        self._stub = game_grpc.GameServiceStub(channel)
+        self._streams = streams
+        self._games: list[tuple[str, list[str], list[tuple[int, bytes]]]] = []
+        self._received = 0
+        self._wanted = 0
+        self._arrived = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def open(self, moves: int) -> None:
+        opened: list[asyncio.Future[None]] = []
+        for number in range(WATCHED_GAMES):
+            seed = 1000 + number
+            request = game_pb.CreateGameRequest(seats=WATCHED_SEATS, seed=seed)
+            request.one_card.SetInParent()
+            created = await self._stub.CreateGame(request, timeout=600)
+            credentials = list(created.seat_credentials)
+            self._games.append((created.name, credentials, _engine_moves(seed, moves)))
+            for credential in credentials:
+                for _ in range(self._streams):
+                    first = asyncio.get_running_loop().create_future()
+                    opened.append(first)
+                    watching = self._watch(created.name, credential, first)
+                    self._tasks.append(asyncio.create_task(watching))
+        await asyncio.gather(*opened)
+
+    async def _watch(self, name: str, credential: str, first: asyncio.Future[None]) -> None:
+        metadata = (("authorization", f"Bearer {credential}"),)
+        stream = self._stub.WatchGame(game_pb.WatchGameRequest(name=name), metadata=metadata)
+        try:
+            async for _ in stream:
+                if not first.done():
+                    first.set_result(None)
+                    continue
+                self._received += 1
+                if self._received == self._wanted:
+                    self._arrived.set()
+        except grpc.aio.AioRpcError as exc:
+            if first.done():
+                raise
+            first.set_exception(exc)  # the run fails at once: a stream refused is no figure
+
+    async def play(self, moves: int) -> int:
+        """Each game's next `moves` moves (fewer if it has no more); the moves sent."""
+        batches = [(name, credentials, made[:moves]) for name, credentials, made in self._games]
+        self._games = [(n, c, made[moves:]) for n, c, made in self._games]
+        sent = sum(len(batch) for _, _, batch in batches)
+        self._wanted = self._received + sent * WATCHED_SEATS * self._streams
+        self._arrived.clear()
+
+        async def player(name: str, credentials: list[str], batch: list[tuple[int, bytes]]) -> None:
+            for seat, move in batch:
+                metadata = (("authorization", f"Bearer {credentials[seat]}"),)
+                request = game_pb.ApplyMoveRequest(
+                    name=name, move=game_pb.Move.FromString(move), request_id=str(uuid.uuid4())
+                )
+                await self._stub.ApplyMove(request, metadata=metadata, timeout=600)
+
+        await asyncio.gather(*(player(*batch) for batch in batches))
+        if self._wanted > self._received:
+            await asyncio.wait_for(self._arrived.wait(), 600)
+        return sent
+
+    def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+
+
 def _summary(folder: Path) -> int:
     """The instructions of the dump made after the measured calls (the part-1 file)."""
     (dump,) = folder.glob("callgrind.out.*.1")
@@ -124,10 +228,46 @@ def _summary(folder: Path) -> int:
     raise ValueError(f"no summary in {dump}")
 
 
+def _cpu_into(pid: int, into: list[float], index: int) -> None:
+    into[index] = _cpu_seconds(pid)
+
+
+def _zero(pid: int) -> None:
+    subprocess.run(["callgrind_control", "-z", str(pid)], check=True, capture_output=True)
+
+
+def _dump(pid: int) -> None:
+    subprocess.run(["callgrind_control", "-d", str(pid)], check=True, capture_output=True)
+
+
+async def _watched(
+    port: int, streams: int, moves: int, start: Callable[[], object], end: Callable[[], object]
+) -> int:
+    """The watch run: warm-up moves, then `start`, `moves` moves (or as many as the games
+    have) with their updates all received, then `end`; the moves measured."""
+    per_game = -(-moves // WATCHED_GAMES)
+    warm_up = max(1, per_game // 4)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        watched = Watched(channel, streams)
+        await watched.open(warm_up + per_game)
+        await watched.play(warm_up)
+        await asyncio.sleep(0.5)  # the warm-up's log lines and metrics are done
+        start()
+        sent = await watched.play(per_game)
+        await asyncio.sleep(0.5)
+        end()
+        watched.close()
+    return sent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=640, help="measured Echo calls (moves)")
-    parser.add_argument("--play", action="store_true", help="game-play moves instead of Echo")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--play", action="store_true", help="game-play moves instead of Echo")
+    kind.add_argument(
+        "--watch", type=int, metavar="N", help="replayed moves, every seat watching on N streams"
+    )
     parser.add_argument("--no-valgrind", action="store_true", help="CPU time, not instructions")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -148,15 +288,34 @@ def main() -> None:
             assert server.stdout is not None
             if server.stdout.readline().strip() != "ready":
                 raise SystemExit("the server did not start")
+            if args.watch is not None:
+                what = f"Replayed moves, every seat on {args.watch} stream(s) ({WATCHED_GAMES}" \
+                    f" games of {WATCHED_SEATS} seats)"  # fmt: skip
+                pid, cpu = server.pid, [0.0, 0.0]
+                if valgrind is None:
+                    start, end = [functools.partial(_cpu_into, pid, cpu, i) for i in (0, 1)]
+                else:
+                    start, end = functools.partial(_zero, pid), functools.partial(_dump, pid)
+                count = uvloop.run(_watched(port, args.watch, args.calls, start, end))
+                updates = count * WATCHED_SEATS * args.watch
+                if valgrind is None:
+                    used = (cpu[1] - cpu[0]) * 1e6
+                    each = f", {used / updates:.0f} us per update" if updates else ""
+                    print(f"{what}: {count} moves, {updates} updates; {used / count:.0f} us of"
+                          f" server CPU per move{each}")  # fmt: skip
+                    return
+                total = _summary(Path(folder))
+                each = f", {total / updates:,.0f} per update" if updates else ""
+                print(f"{what}: {count} moves, {updates} updates; {total / count:,.0f}"
+                      f" instructions per move{each} (server, every thread)")  # fmt: skip
+                return
             calls = _moves if args.play else _calls
             what = "Game play (ListLegalMoves + ApplyMove)" if args.play else "Echo"
             unit = "move" if args.play else "call"
             uvloop.run(calls(port, max(IN_FLIGHT, args.calls // 4)))
             time.sleep(0.5)  # the warm-up's log lines and metrics are done
             if valgrind is not None:
-                subprocess.run(
-                    ["callgrind_control", "-z", str(server.pid)], check=True, capture_output=True
-                )
+                _zero(server.pid)
             before = _cpu_seconds(server.pid)
             uvloop.run(calls(port, args.calls))
             time.sleep(0.5)
@@ -165,9 +324,7 @@ def main() -> None:
                 print(f"{what}, {IN_FLIGHT} in flight: {args.calls} {unit}s, {used:.0f} us of"
                       f" server CPU per {unit}")  # fmt: skip
                 return
-            subprocess.run(
-                ["callgrind_control", "-d", str(server.pid)], check=True, capture_output=True
-            )
+            _dump(server.pid)
             per_call = _summary(Path(folder)) / args.calls
             print(f"{what}, {IN_FLIGHT} in flight: {args.calls} {unit}s, {per_call:,.0f}"
                   f" instructions per {unit} (server, every thread)")  # fmt: skip

@@ -1,5 +1,6 @@
 """The Echo instructions probe of docs/performance.md still runs and prints its figures, for
-Echo and for game play (its CPU-time mode: callgrind's takes a minute)."""
+Echo, for game play and for moves under watch (its CPU-time mode: callgrind's takes a
+minute)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,14 @@ def test_the_probe_prints_its_game_play_figure() -> None:
     line = done.stdout.strip()
     assert line.startswith("Game play (ListLegalMoves + ApplyMove), 32 in flight: 64 moves,")
     assert "us of server CPU per move" in line
+
+
+def test_the_probe_prints_its_watch_figure() -> None:
+    """Every seat of 16 games on 2 streams: 128 streams, each receiving every update."""
+    command = [sys.executable, str(PROBE), "--no-valgrind", "--calls", "64", "--watch", "2"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    line = done.stdout.strip()
+    assert line.startswith(
+        "Replayed moves, every seat on 2 stream(s) (16 games of 4 seats): 64 moves, 512 updates;"
+    )
+    assert "us of server CPU per move" in line and "us per update" in line
