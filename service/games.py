@@ -340,6 +340,11 @@ class Published:
     # The engine's shared view, for each audience after the first (from the first if
     # `watched_by_several`).
     shared: SharedView | None = None
+    # Whether the move ended the game, asked once for every stream of the game here.
+    over: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.over = self.game.over
 
     def update_for(self, seat: int | None) -> bytes:
         """The serialized WatchGameResponse that `seat`'s streams send for this move: the

@@ -578,7 +578,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     yield update
             # Hashed once: every move's update checks that the seat is still this credential's.
             digest = None if call.token is None else auth.credential_hash(call.token)
-            while not game.over:
+            over = game.over  # `game`'s, kept with it (a move's is its notification's)
+            while not over:
                 if notifications.skipped:
                     # The stream fell far behind while its client was reading (the server was
                     # busy): what did not fit in the queue is in the log.
@@ -599,7 +600,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                             game_id, payload, self._watchers.count(game_id)
                         )
                         if published.game.version == game.version + 1:
-                            game = published.game
+                            game, over = published.game, published.over
                             _check_still_seated(game, seat, digest)
                             yield published.update_for(seat)
                         behind = published.game.version > game.version
@@ -610,7 +611,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     _check_still_seated(current, seat, digest)
                     async for update in _replayed(current, log, game.version, seat):
                         yield update
-                    game = current
+                    game, over = current, current.over
 
 
 def _check_still_seated(game: LoadedGame, seat: int | None, digest: bytes | None) -> None:
