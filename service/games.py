@@ -370,7 +370,13 @@ class Published:
         return self.shared.put_in(engine.own_view(state, seat))
 
 
+# The varints of one byte, made once: several are written for every update.
+_ONE_BYTE_VARINTS = tuple(bytes((value,)) for value in range(0x80))
+
+
 def _varint(value: int) -> bytes:
+    if value < 0x80:  # most: a tag here, a seat, the length of a small field
+        return _ONE_BYTE_VARINTS[value]
     out = bytearray()
     while True:
         low = value & 0x7F
@@ -478,23 +484,34 @@ def _positions(data: bytes, numbers: Sequence[int]) -> tuple[int, ...]:
     """For each of `numbers` (ascending), where the first field numbered that or more starts in
     the serialized message `data` (its fields in order of number), in one pass."""
     found: list[int] = []
-    position = 0
-    while position < len(data) and len(found) < len(numbers):
-        tag, after = _read_varint(data, position)
-        while len(found) < len(numbers) and tag >> 3 >= numbers[len(found)]:
+    position, end, wanted = 0, len(data), len(numbers)
+    while position < end and len(found) < wanted:
+        # Tags and lengths of one byte are read in place: a call per varint cost most of the
+        # pass (docs/performance.md, "A watch update counted").
+        tag = data[position]
+        after = position + 1
+        if tag >= 0x80:
+            tag, after = _read_varint(data, position)
+        while len(found) < wanted and tag >> 3 >= numbers[len(found)]:
             found.append(position)
         wire_type = tag & 7
         if wire_type == 0:
-            after = _read_varint(data, after)[1]
+            while data[after] >= 0x80:  # a varint value, skipped to its last byte
+                after += 1
+            after += 1
         elif wire_type == 2:
-            size, after = _read_varint(data, after)
-            after += size
+            size = data[after]
+            if size < 0x80:
+                after += 1 + size
+            else:
+                size, after = _read_varint(data, after)
+                after += size
         elif wire_type in (1, 5):
             after += 8 if wire_type == 1 else 4
         else:
             raise ValueError(f"unexpected wire type {wire_type}")
         position = after
-    return (*found, *[len(data)] * (len(numbers) - len(found)))
+    return (*found, *[end] * (wanted - len(found)))
 
 
 def _read_varint(data: bytes, position: int) -> tuple[int, int]:
