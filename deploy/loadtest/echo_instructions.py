@@ -1,6 +1,9 @@
 """A probe, not a server to deploy: the instructions one Echo call costs Croupier's server,
-counted by valgrind's callgrind, which counts the same on a loaded machine as on a quiet one
-(CPU time does not: docs/performance.md, "Per-call cost: issue 22, this round").
+counted by valgrind's callgrind. Runs of the same code on a quiet machine agree within about
+0.3%, where CPU time scatters by 10% and more (docs/performance.md, "Per-call cost: issue 22,
+this round"); with other work on the machine the counts rise a few per cent (the event loop's
+turns, polls and wake-ups follow the timing: "A watch update counted"), so compare runs taken
+with nothing else running.
 
 A server process (the real one: `service.server.start` with the in-memory store, Echo on,
 one JSON log line per call written to /dev/null, the garbage collector set as croupier-server
