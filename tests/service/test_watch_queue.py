@@ -59,28 +59,23 @@ def test_a_wait_with_nothing_offered_ends_at_its_time() -> None:
     run(test)
 
 
-def test_a_wait_after_an_answered_one_gets_its_whole_time() -> None:
-    """The timer the first wait set fires during the second, which has time left: the second
-    still waits its own time."""
-
+@pytest.mark.parametrize(
+    ("first", "answered_after", "second"),
+    [(0.3, 0.15, 0.3), (60, 0.05, 0.2)],
+    ids=[
+        "the first wait's timer fires while the second has time left",
+        "the first wait's timer would end the second late",
+    ],
+)
+def test_a_wait_after_an_answered_one_ends_at_its_own_time(
+    first: float, answered_after: float, second: float
+) -> None:
     async def test() -> None:
         queue = WatchQueue()
-        loop = asyncio.get_running_loop()
-        loop.call_later(0.15, queue.offer, b"move")
-        assert await queue.next(0.3) == b"move"
-        waited = await timed_out(queue, 0.3)
-        assert 0.3 - EARLY <= waited < 0.3 + LATE
-
-    run(test)
-
-
-def test_a_shorter_wait_after_a_longer_one_is_not_held_to_its_timer() -> None:
-    async def test() -> None:
-        queue = WatchQueue()
-        asyncio.get_running_loop().call_later(0.05, queue.offer, b"move")
-        assert await queue.next(60) == b"move"
-        waited = await timed_out(queue, 0.2)
-        assert 0.2 - EARLY <= waited < 0.2 + LATE
+        asyncio.get_running_loop().call_later(answered_after, queue.offer, b"move")
+        assert await queue.next(first) == b"move"
+        waited = await timed_out(queue, second)
+        assert second - EARLY <= waited < second + LATE
 
     run(test)
 
