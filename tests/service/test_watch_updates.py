@@ -124,8 +124,8 @@ def test_the_streams_a_game_has_here_are_counted_as_they_come_and_go() -> None:
 
 def test_the_wire_format_helpers_read_and_write_as_protobuf_does() -> None:
     """The update's parts are cut from serialized messages where a field starts: found for
-    tags of one and two bytes, lengths and varint values of one to three bytes, as protobuf
-    lays them out (the whole games above seldom reach the longer forms)."""
+    tags of one and two bytes, lengths of one and two bytes and varint values of one to seven
+    bytes, as protobuf lays them out (the whole games above seldom reach the longer forms)."""
     assert _varint(0) == b"\x00"  # (a field at its default is not written: no protobuf twin)
     for value in (1, 127, 128, 300, 16_383, 16_384, 2**31 - 1):
         assert _varint(value) == GameView(move_count=value).SerializeToString()[1:]
@@ -134,7 +134,7 @@ def test_the_wire_format_helpers_read_and_write_as_protobuf_does() -> None:
         seats=3,
         display_names=["a" * 128, "b"],  # a length of 0x80 0x01
         viewer_seat=1,
-        move_count=16_384,  # a value of three bytes: 0x80 0x80 0x01
+        move_count=2**42,  # a value of seven bytes: six of 0x80, then 0x01
         status=GAME_STATUS_ACTIVE,
         clock_seconds=300,  # field 16: a tag of two bytes
         time_bank_ms=[90_000, 1, 2**40],  # packed: a length, then varints of up to six bytes
