@@ -68,6 +68,13 @@ class UnreadableGame(Exception):
     the Any (docs/decisions.md), or of a game type this server does not serve."""
 
 
+# The type URL of each game's state as `pack_state` writes it (Any's default prefix).
+_STATE_TYPE_URLS = {
+    game_type: f"type.googleapis.com/{engine.state_type.DESCRIPTOR.full_name}"
+    for game_type, engine in GAMES.items()
+}
+
+
 def state_of(stored: StoredGame) -> Any:
     """The engine's state held in `stored`, unpacked into a new message: changing it leaves
     `stored` as it was until `pack_state` (or `LoadedGame.encode`) packs it again."""
@@ -75,7 +82,12 @@ def state_of(stored: StoredGame) -> Any:
     if engine is None:
         raise UnreadableGame(f"no engine for game type {stored.game_type!r}")
     state = engine.state_type()
-    if not stored.state.Unpack(state):
+    packed = stored.state
+    # What `Unpack` checks (the type named after the URL's last "/") costs about what the parse
+    # costs: the URL that `pack_state` writes is compared whole, and any other goes through it.
+    if packed.type_url == _STATE_TYPE_URLS[stored.game_type]:
+        state.ParseFromString(packed.value)
+    elif not packed.Unpack(state):
         raise UnreadableGame(
             f"the stored {stored.game_type} game holds no {state.DESCRIPTOR.full_name}"
             f" (type {stored.state.type_url!r}): stored in an older format"
@@ -158,12 +170,22 @@ class LoadedGame:
     def fill_shared(self, view: GameView) -> None:
         """What every seat's view of this version holds alike: all but the viewer's seat and
         the game's own view (`fill_own`)."""
-        engine, state, stored = self.engine, self.state, self.stored
+        self.fill_before_seat(view)
+        self.fill_after_seat(view)
+
+    def fill_before_seat(self, view: GameView) -> None:
+        """The shared fields numbered before `viewer_seat`: serialized apart from the others
+        (`fill_after_seat`), the two are what comes before and after a seat's number in its
+        update (UpdateParts)."""
         view.name = game_name(self.game_id)
-        view.game_type = engine.game_type
+        view.game_type = self.engine.game_type
         view.etag = self.etag
-        view.seats = state.seats
-        view.display_names.extend(items_of(stored.display_names))
+        view.seats = self.state.seats
+        view.display_names.extend(items_of(self.stored.display_names))
+
+    def fill_after_seat(self, view: GameView) -> None:
+        """The shared fields numbered after `viewer_seat`, up to the game's own view."""
+        engine, state, stored = self.engine, self.state, self.stored
         # The open seats, read once: the field, and whether the game waits (some seat is open,
         # as `waiting` says). An empty repeated field is left alone: an extend by nothing
         # still costs a call into protobuf.
@@ -357,17 +379,17 @@ class Published:
             update = self.updates[seat] = self.parts.update(seat, self._engine_view(seat))
         return update
 
-    def _engine_view(self, seat: int | None) -> bytes:
+    def _engine_view(self, seat: int | None) -> Sequence[bytes]:
+        """`seat`'s view of the game's own state, serialized, in pieces to be joined."""
         engine, state = self.game.engine, self.game.state
         # The shared view costs about what a view built whole costs, and pays from the second
         # audience on: a game that one stream here watches has one audience, whose view is
         # built whole (docs/performance.md, "One view fewer per watched move").
         if not engine.own_view_fields or not (self.updates or self.watched_by_several):
-            whole: bytes = engine.view(state, seat).SerializeToString()
-            return whole
+            return (engine.view(state, seat).SerializeToString(),)
         if self.shared is None:
             self.shared = SharedView.of(engine, state)
-        return self.shared.put_in(engine.own_view(state, seat))
+        return self.shared.pieces(engine.own_view(state, seat))
 
 
 # The varints of one byte, made once: several are written for every update.
@@ -398,6 +420,10 @@ def _tag(number: int, wire_type: int) -> bytes:
 _UPDATE_VIEW_TAG = _tag(WatchGameResponse.VIEW_FIELD_NUMBER, 2)
 _UPDATE_EVENT_TAG = _tag(WatchGameResponse.EVENTS_FIELD_NUMBER, 2)
 _VIEWER_SEAT_TAG = _tag(GameView.VIEWER_SEAT_FIELD_NUMBER, 0)
+# The tag of each game's own view in a GameView, by game type.
+_GAME_VIEW_TAGS = {
+    game_type: _tag(GameView.DESCRIPTOR.fields_by_name[game_type].number, 2) for game_type in GAMES
+}
 
 
 @dataclass(slots=True, frozen=True)
@@ -415,11 +441,11 @@ class UpdateParts:
 
     @classmethod
     def of(cls, game: LoadedGame, entries: Sequence[AudiencedEvent]) -> UpdateParts:
-        shared = GameView()
-        game.fill_shared(shared)
-        data = shared.SerializeToString()
-        split = _fields_before(data, GameView.VIEWER_SEAT_FIELD_NUMBER)
-        number = GameView.DESCRIPTOR.fields_by_name[game.engine.game_type].number
+        # Serialized apart, the fields before the seat's and those after it: no search for where
+        # one part ends in the whole.
+        head, tail = GameView(), GameView()
+        game.fill_before_seat(head)
+        game.fill_after_seat(tail)
         events = []
         for entry in entries:
             public = b""
@@ -430,17 +456,27 @@ class UpdateParts:
                 event = private.event.SerializeToString()
                 own.setdefault(private.seat, _field(_UPDATE_EVENT_TAG, event))
             events.append((public, own))
-        return cls(data[:split], data[split:], _tag(number, 2), tuple(events))
+        return cls(
+            head.SerializeToString(),
+            tail.SerializeToString(),
+            _GAME_VIEW_TAGS[game.engine.game_type],
+            tuple(events),
+        )
 
-    def update(self, seat: int | None, own: bytes) -> bytes:
-        """`seat`'s update, given its game's own view (`own`, serialized)."""
+    def update(self, seat: int | None, game_view: Sequence[bytes]) -> bytes:
+        """`seat`'s update, given its view of the game's own state (`game_view`: serialized,
+        in pieces), joined once."""
+        head, tail, game_tag = self.head, self.tail, self.game_tag
         seat_field = b"" if seat is None else _VIEWER_SEAT_TAG + _varint(seat)
-        view = b"".join((self.head, seat_field, self.tail, _field(self.game_tag, own)))
+        size = sum(map(len, game_view))
+        game_header = game_tag + _varint(size)
+        view_size = len(head) + len(seat_field) + len(tail) + len(game_header) + size
         events = [
             public if seat is None else own_events.get(seat, public)
             for public, own_events in self.events
         ]
-        return b"".join((_field(_UPDATE_VIEW_TAG, view), *events))
+        view = (_UPDATE_VIEW_TAG, _varint(view_size), head, seat_field, tail, game_header)
+        return b"".join((*view, *game_view, *events))
 
 
 @dataclass(slots=True, frozen=True)
@@ -458,8 +494,9 @@ class SharedView:
         data = engine.shared_view(state).SerializeToString()
         return cls(data, _positions(data, engine.own_view_fields))
 
-    def put_in(self, own: Sequence[bytes]) -> bytes:
-        """The serialized view with `own` (an audience's own fields, from `own_view`)."""
+    def pieces(self, own: Sequence[bytes]) -> list[bytes]:
+        """The serialized view with `own` (an audience's own fields, from `own_view`), in
+        pieces: joined, they are the view."""
         data = self.data
         pieces: list[bytes] = []
         start = 0
@@ -467,17 +504,11 @@ class SharedView:
             pieces += (data[start:position], part)
             start = position
         pieces.append(data[start:])
-        return b"".join(pieces)
+        return pieces
 
 
 def _field(tag: bytes, value: bytes) -> bytes:
     return tag + _varint(len(value)) + value
-
-
-def _fields_before(data: bytes, number: int) -> int:
-    """Where the first field numbered `number` or more starts in the serialized message `data`
-    (its fields in order of number)."""
-    return _positions(data, (number,))[0]
 
 
 def _positions(data: bytes, numbers: Sequence[int]) -> tuple[int, ...]:

@@ -17,7 +17,6 @@ from croupier.service.games import (
     LoadedGame,
     Published,
     RecentNotifications,
-    _fields_before,
     _positions,
     _varint,
     notification_head,
@@ -111,6 +110,25 @@ def test_a_game_several_streams_watch_builds_its_shared_view_once_for_all(game_t
     assert published.shared is shared
 
 
+@pytest.mark.parametrize("game_type", sorted(GAMES))
+def test_the_shared_fields_are_filled_in_two_parts_either_side_of_the_seat(game_type: str) -> None:
+    """An update puts a seat's number between the two parts, serialized apart: each holds only
+    fields on its side of `viewer_seat`, and together they are the shared view."""
+    game = _published_move(game_type, streams=2).game
+    game.stored.clock.seconds = 60  # the clock's fields too, and a finished game's result
+    game.stored.clock.deadline_ms.extend([1_000] * game.state.seats)
+    game.stored.clock.forfeited_seat = 0
+    before, after, whole = GameView(), GameView(), GameView()
+    game.fill_before_seat(before)
+    game.fill_after_seat(after)
+    game.fill_shared(whole)
+    seat = GameView.VIEWER_SEAT_FIELD_NUMBER
+    assert before.ListFields() and all(f.number < seat for f, _ in before.ListFields())
+    assert after.ListFields() and all(f.number > seat for f, _ in after.ListFields())
+    assert {f.number for f, _ in after.ListFields()} >= {9, 15, 16, 19}  # result, clock
+    assert before.SerializeToString() + after.SerializeToString() == whole.SerializeToString()
+
+
 def test_the_streams_a_game_has_here_are_counted_as_they_come_and_go() -> None:
     """What the servicer gives `RecentNotifications.decode` for a game: its open streams."""
     watchers = WatcherCount(limit=0)
@@ -151,10 +169,5 @@ def test_the_wire_format_helpers_read_and_write_as_protobuf_does() -> None:
                 before.ClearField(field.name)
         expected = len(before.SerializeToString())  # where the first field of `wanted` starts
         assert _positions(data, wanted)[0] == expected
-        assert _fields_before(data, wanted[0]) == expected
-    assert _positions(data, (6, 16, 22)) == (
-        _fields_before(data, 6),
-        _fields_before(data, 16),
-        _fields_before(data, 22),
-    )
+    assert _positions(data, (6, 16, 22)) == tuple(_positions(data, (n,))[0] for n in (6, 16, 22))
     assert _positions(data, (26,)) == (len(data),)  # beyond the last field: the end
