@@ -379,17 +379,17 @@ class Published:
             update = self.updates[seat] = self.parts.update(seat, self._engine_view(seat))
         return update
 
-    def _engine_view(self, seat: int | None) -> Sequence[bytes]:
-        """`seat`'s view of the game's own state, serialized, in pieces to be joined."""
+    def _engine_view(self, seat: int | None) -> bytes:
         engine, state = self.game.engine, self.game.state
         # The shared view costs about what a view built whole costs, and pays from the second
         # audience on: a game that one stream here watches has one audience, whose view is
         # built whole (docs/performance.md, "One view fewer per watched move").
         if not engine.own_view_fields or not (self.updates or self.watched_by_several):
-            return (engine.view(state, seat).SerializeToString(),)
+            whole: bytes = engine.view(state, seat).SerializeToString()
+            return whole
         if self.shared is None:
             self.shared = SharedView.of(engine, state)
-        return self.shared.pieces(engine.own_view(state, seat))
+        return self.shared.put_in(engine.own_view(state, seat))
 
 
 # The varints of one byte, made once: several are written for every update.
@@ -463,20 +463,15 @@ class UpdateParts:
             tuple(events),
         )
 
-    def update(self, seat: int | None, game_view: Sequence[bytes]) -> bytes:
-        """`seat`'s update, given its view of the game's own state (`game_view`: serialized,
-        in pieces), joined once."""
-        head, tail, game_tag = self.head, self.tail, self.game_tag
+    def update(self, seat: int | None, own: bytes) -> bytes:
+        """`seat`'s update, given its game's own view (`own`, serialized)."""
         seat_field = b"" if seat is None else _VIEWER_SEAT_TAG + _varint(seat)
-        size = sum(map(len, game_view))
-        game_header = game_tag + _varint(size)
-        view_size = len(head) + len(seat_field) + len(tail) + len(game_header) + size
+        view = b"".join((self.head, seat_field, self.tail, _field(self.game_tag, own)))
         events = [
             public if seat is None else own_events.get(seat, public)
             for public, own_events in self.events
         ]
-        view = (_UPDATE_VIEW_TAG, _varint(view_size), head, seat_field, tail, game_header)
-        return b"".join((*view, *game_view, *events))
+        return b"".join((_field(_UPDATE_VIEW_TAG, view), *events))
 
 
 @dataclass(slots=True, frozen=True)
@@ -494,9 +489,8 @@ class SharedView:
         data = engine.shared_view(state).SerializeToString()
         return cls(data, _positions(data, engine.own_view_fields))
 
-    def pieces(self, own: Sequence[bytes]) -> list[bytes]:
-        """The serialized view with `own` (an audience's own fields, from `own_view`), in
-        pieces: joined, they are the view."""
+    def put_in(self, own: Sequence[bytes]) -> bytes:
+        """The serialized view with `own` (an audience's own fields, from `own_view`)."""
         data = self.data
         pieces: list[bytes] = []
         start = 0
@@ -504,7 +498,7 @@ class SharedView:
             pieces += (data[start:position], part)
             start = position
         pieces.append(data[start:])
-        return pieces
+        return b"".join(pieces)
 
 
 def _field(tag: bytes, value: bytes) -> bytes:
