@@ -13,7 +13,13 @@ apart (process CPU time over all moves, each way `--repeats` times, the median p
 - every seat, first view whole: the same audiences, the first one's view built whole as when
   one stream watches (the way before the shared view was built for the first audience).
 
-    .venv/bin/python deploy/loadtest/update_cost.py --cpu 0 [--game G] [--seats N]
+With --steps it times the steps of the server's way apart instead, each over every move (the
+same medians): the notification parsed, the state unpacked from it, the update's shared parts
+(`UpdateParts.of`) and within them the view's shared fields, the engine's shared view
+(`SharedView.of`), every seat's own view, and every seat's update put together from those
+(docs/performance.md, "The shared fields in two parts").
+
+    .venv/bin/python deploy/loadtest/update_cost.py --cpu 0 [--game G] [--seats N] [--steps]
 """
 
 from __future__ import annotations
@@ -23,13 +29,24 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from croupier.service.games import LoadedGame, RecentNotifications, notification_head
-from croupier.v1.storage_pb2 import StoredGame
+from croupier.service.games import (
+    LoadedGame,
+    RecentNotifications,
+    SharedView,
+    UpdateParts,
+    notification_head,
+    state_of,
+)
+from croupier.v1.game_service_pb2 import GameView
+from croupier.v1.storage_pb2 import MoveNotification, StoredGame
 
 GAME_ID = "ab" * 12
+T = TypeVar("T")
 
 
 def notifications(game_type: str, seats: int, games: int, seed: int) -> list[bytes]:
@@ -66,6 +83,61 @@ def cost(payloads: list[bytes], audiences: list[int | None], streams: int) -> fl
     return (time.process_time() - started) / len(payloads) * 1e6
 
 
+def timed(step: Callable[[T], object], items: list[T]) -> float:
+    """µs of CPU per item: `step` done on each of `items`."""
+    started = time.process_time()
+    for item in items:
+        step(item)
+    return (time.process_time() - started) / len(items) * 1e6
+
+
+def steps(payloads: list[bytes], seats: int, repeats: int) -> dict[str, float]:
+    """The median µs per move of each step of a move's updates when every seat watches, each
+    timed apart over every move (its inputs made beforehand by the steps before it)."""
+    notes = [MoveNotification.FromString(payload) for payload in payloads]
+    games = [
+        LoadedGame(
+            GAME_ID, note.version, note.game, GAMES[note.game.game_type], state_of(note.game)
+        )
+        for note in notes
+    ]
+    parts = [UpdateParts.of(game, note.events) for game, note in zip(games, notes, strict=True)]
+    shared = [SharedView.of(game.engine, game.state) for game in games]
+    owns = [[game.engine.own_view(game.state, seat) for seat in range(seats)] for game in games]
+    moves = list(zip(games, notes, parts, shared, owns, strict=True))
+
+    def shared_fields(game: LoadedGame) -> None:
+        before, after = GameView(), GameView()
+        game.fill_before_seat(before)
+        game.fill_after_seat(after)
+        before.SerializeToString()
+        after.SerializeToString()
+
+    def own_views(game: LoadedGame) -> None:
+        for seat in range(seats):
+            game.engine.own_view(game.state, seat)
+
+    def updates(move: tuple[LoadedGame, Any, UpdateParts, SharedView, list[Any]]) -> None:
+        _, _, move_parts, view, own = move
+        for seat in range(seats):
+            move_parts.update(seat, view.put_in(own[seat]))
+
+    ways: dict[str, Callable[[], float]] = {
+        "notification parsed": lambda: timed(MoveNotification.FromString, payloads),
+        "state unpacked": lambda: timed(lambda note: state_of(note.game), notes),
+        "update parts": lambda: timed(lambda move: UpdateParts.of(move[0], move[1].events), moves),
+        "of which the shared fields": lambda: timed(shared_fields, games),
+        "engine's shared view": lambda: timed(lambda g: SharedView.of(g.engine, g.state), games),
+        "own views": lambda: timed(own_views, games),
+        "updates put together": lambda: timed(updates, moves),
+    }
+    figures: dict[str, list[float]] = {way: [] for way in ways}
+    for _ in range(repeats):
+        for way, run in ways.items():
+            figures[way].append(run())
+    return {way: statistics.median(f) for way, f in figures.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cpu", type=int, help="pin the process to this core")
@@ -74,6 +146,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=6, help="random games per game type")
     parser.add_argument("--repeats", type=int, default=5, help="timed passes of each way")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--steps", action="store_true", help="time each step of the server's way")
     args = parser.parse_args()
     if args.cpu is not None:
         os.sched_setaffinity(0, {args.cpu})
@@ -81,6 +154,13 @@ def main() -> None:
         engine = GAMES[game_type]
         seats = min(max(args.seats, engine.min_seats), engine.max_seats)
         payloads = notifications(game_type, seats, args.games, args.seed)
+        if args.steps:
+            each = steps(payloads, seats, args.repeats)
+            print(
+                f"{game_type}, {seats} seats, {len(payloads)} moves, us per move: "
+                + ", ".join(f"{step} {figure:.1f}" for step, figure in each.items())
+            )
+            continue
         every: list[int | None] = list(range(seats))
         ways: dict[str, tuple[list[int | None], int]] = {
             "one audience": ([0], 1),

@@ -1,5 +1,6 @@
-"""The watch-update probe of docs/performance.md ("One view fewer per watched move") still runs
-and prints its figures for every game."""
+"""The watch-update probe of docs/performance.md ("One view fewer per watched move", "The
+shared fields in two parts") still runs and prints its figures for every game, and each step's
+with --steps."""
 
 from __future__ import annotations
 
@@ -27,4 +28,24 @@ def test_the_probe_prints_each_games_figures() -> None:
             rf" per further seat {difference} us \({difference} first view whole\)",
             line,
         ), line
+    assert done.stderr == ""
+
+
+def test_the_probe_prints_each_steps_figures() -> None:
+    command = [sys.executable, str(PROBE), "--games", "1", "--repeats", "1", "--steps"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    steps = [
+        "notification parsed",
+        "state unpacked",
+        "update parts",
+        "of which the shared fields",
+        "engine's shared view",
+        "own views",
+        "updates put together",
+    ]
+    figures = ", ".join(rf"{step} [0-9.]+" for step in steps)
+    lines = done.stdout.splitlines()
+    assert [line.split(",")[0] for line in lines] == sorted(GAMES)
+    for line in lines:
+        assert re.fullmatch(rf"[a-z_]+, [34] seats, [0-9]+ moves, us per move: {figures}", line)
     assert done.stderr == ""
