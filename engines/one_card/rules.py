@@ -74,9 +74,10 @@ def _parse_play(data: bytes) -> Act:
     sent; bounded, since unknown fields could make endless distinct bytes). The whole move is
     the key: serializing it costs less than reaching its `play` first."""
     play = OneCardMove.FromString(data).play
-    if not 1 <= len(play.cards) <= 2:
+    cards = play.cards[:]  # a slice to loop over (engines/README.md)
+    if not 1 <= len(cards) <= 2:
         raise MalformedMove("play.cards", "a discard is one card, or two to answer a Quatran")
-    codes = tuple(c.from_message(card, "play.cards") for card in play.cards)
+    codes = tuple(c.from_message(card, "play.cards") for card in cards)
     color = int(play.color)
     if color != 0 and color not in c.COLORS:
         raise MalformedMove("play.color", "unknown colour")

@@ -454,7 +454,7 @@ def _use_violation(pos: Position, code: int) -> Violation | None:
     if code >= COLOUR_JOKER:
         return None
     suit = suit_of(code)
-    rest = [c for c in pos.hand if c != code] if suit == SPADES else pos.hand
+    rest = [c for c in pos.hand[:] if c != code] if suit == SPADES else pos.hand
     if effect_possible(pos, suit, rest):
         return None
     if not has_special(code):

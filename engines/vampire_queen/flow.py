@@ -107,7 +107,7 @@ def _advance(state: VampireQueenState, events: Events) -> None:
 
 def _end_phase(state: VampireQueenState, events: Events) -> None:
     phase = state.phase
-    plays = list(phase.plays)
+    plays = phase.plays[:]
     if phase.hunt:
         winner = _take_hunt(state, plays, events)
     else:

@@ -42,7 +42,7 @@ def shared_view(state: VampireQueenState) -> VampireQueenView:
 
 
 def build_view(state: VampireQueenState, seat: int | None) -> VampireQueenView:
-    hands = state.hands
+    hands = state.hands[:]  # a slice to loop over (engines/README.md)
     holders = hunter_holders(state)
     options = state.options
     # An empty repeated field given to the constructor still costs a copy; None leaves it

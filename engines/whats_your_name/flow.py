@@ -235,7 +235,7 @@ def _start_final_round(state: WhatsYourNameState, out: Out) -> None:
 def game_total(state: WhatsYourNameState, position: int) -> int:
     """WN-5.1, WN-7.1: the ranks of the acquired cards plus a hidden card left."""
     pos = state.positions[position]
-    total = sum(card % RANKS + 1 for card in pos.acquired)
+    total = sum(card % RANKS + 1 for card in pos.acquired[:])
     if pos.HasField("hidden"):
         total += pos.hidden % RANKS + 1
     return total
@@ -263,7 +263,7 @@ def _end_game(state: WhatsYourNameState, out: Out) -> None:
             seat=p,
             total=totals[p],
             acquired=to_cards(pos.acquired),
-            match_total=sum(pos.totals),
+            match_total=sum(pos.totals[:]),
             placement=ranking.index(p) + 1,
         )
         if pos.HasField("hidden"):
