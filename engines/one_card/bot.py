@@ -52,7 +52,7 @@ class StrongBot(ScoringBot):
         if left == 1 and not m.play.call_one_card:
             return -50.0  # a discard to one card without the call invites a catch
         colours: dict[int, int] = {}
-        for card in v.hand:
+        for card in v.hand[:]:
             if card.type not in _WILDS:
                 colours[card.color] = colours.get(card.color, 0) + 1
         for card in cards:

@@ -33,7 +33,7 @@ _FARMERS: Final = 39
 
 def _strength(view: PigMauMauView, pig: int) -> float:
     """How likely `pig` (colour index) looks to win, from what the seat sees."""
-    support = sum(c.number for c in view.hand if c.code < _NUMBERS and c.code // 6 == pig)
+    support = sum(c.number for c in view.hand[:] if c.code < _NUMBERS and c.code // 6 == pig)
     return view.pigs[pig] + 0.5 * support
 
 
@@ -93,6 +93,6 @@ class StrongBot(ScoringBot):
             # The rearmost pig moves 3: good when it is ours.
             value += 15.0 if int(play.pig) - 1 == mine else 5.0
         else:
-            held = [c.code // 6 for c in v.hand if c.code < _NUMBERS]
+            held = [c.code // 6 for c in v.hand[:] if c.code < _NUMBERS]
             value += 6.0 + held.count(int(play.color) - 1)
         return value

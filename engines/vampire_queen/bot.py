@@ -30,8 +30,8 @@ class StrongBot(ScoringBot):
         m: VampireQueenMove = move
         if m.WhichOneof("kind") == "pass_turn":
             return 0.0
-        cards = [int(c) for c in m.play.cards]
-        held = Counter(int(c) for c in v.hand)
+        cards = [int(c) for c in m.play.cards[:]]
+        held = Counter(int(c) for c in v.hand[:])
         if len(cards) == len(v.hand):
             return 10_000.0  # the hand is empty: no penalty this round
         if cards[0] in _HUNTERS:

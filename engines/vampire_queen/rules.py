@@ -81,7 +81,7 @@ def move_cards(move: VampireQueenMove) -> list[int] | None:
         return None
     if kind != "play":
         raise MalformedMove("kind", "a move must be a play or a pass")
-    cards = [int(card) for card in move.play.cards]
+    cards = [int(card) for card in move.play.cards[:]]
     if not cards:
         raise MalformedMove("play.cards", "a play needs at least one card")
     for card in cards:
