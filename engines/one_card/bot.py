@@ -44,7 +44,7 @@ class StrongBot(ScoringBot):
             return 900.0
         if kind == "draw":
             return -100.0
-        cards = list(m.play.cards)
+        cards = m.play.cards[:]
         left = len(v.hand) - len(cards)
         if left == 0:
             return 10_000.0  # going out wins at once (OC-6.1)

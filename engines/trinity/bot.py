@@ -96,9 +96,9 @@ class _Table:
     """The board as the seat sees it: each row's slots and needed rank, by row enum."""
 
     def __init__(self, view: TrinityView, seat: int) -> None:
-        self.rows: dict[int, list[int]] = {int(row.row): list(row.slots) for row in view.board}
+        self.rows: dict[int, list[int]] = {int(row.row): row.slots[:] for row in view.board[:]}
         self.needed = {row: 10 + row for row in self.rows}
-        self.seat_row = {s.seat: int(s.row) for s in view.seats}
+        self.seat_row = {s.seat: int(s.row) for s in view.seats[:]}
         self.mine = self.seat_row[seat]
 
     def value(self, row: int, slots: Sequence[int]) -> float:
@@ -145,7 +145,7 @@ class StrongBot(ScoringBot):
         m: TrinityMove = move
         table = _Table(v, seat)
         kind = m.WhichOneof("kind")
-        hand = list(v.hand)
+        hand = v.hand[:]
         if kind == "place":
             card = m.place.card
             row, pushed = _placed(table.rows[table.mine], card)

@@ -178,7 +178,7 @@ def start_round(state: VampireQueenState, events: Events) -> None:
     state.round += 1
     del state.history[:]
     state.ClearField("phase")
-    kept: list[list[int]] = [[c for c in hand.cards if c in HUNTERS] for hand in state.hands[:]]
+    kept: list[list[int]] = [[c for c in hand.cards[:] if c in HUNTERS] for hand in state.hands[:]]
     deck = shuffled_part()
     rng.shuffle(state.rng, deck)
     size = hand_size(seats, state.options.deal_all)
@@ -202,7 +202,7 @@ def start_round(state: VampireQueenState, events: Events) -> None:
         own.hand.extend(state.hands[seat].cards)
         private[seat] = Event(round_started=own)
     events.append(Emitted(Event(round_started=started), private))
-    leader = next(seat for seat in range(seats) if HUNTER_20 in state.hands[seat].cards)
+    leader = next(seat for seat in range(seats) if HUNTER_20 in state.hands[seat].cards[:])
     _start_phase(state, leader, events)
 
 

@@ -22,7 +22,7 @@ from croupier.v1.whats_your_name_pb2 import WhatsYourNameMove, WhatsYourNameView
 def _acquired(view: WhatsYourNameView, seat: int) -> Counter[int]:
     for player in view.players[:]:
         if player.seat == seat and not player.virtual:
-            return Counter(card.rank for card in player.acquired)
+            return Counter(card.rank for card in player.acquired[:])
     return Counter()
 
 
@@ -55,7 +55,7 @@ class StrongBot(ScoringBot):
             return 1_000.0 + rank if rank >= 10 else -1_000.0 + rank
         rank = m.play.rank
         if rank == 13:
-            stage = [card.rank for card in v.stage]
+            stage = [card.rank for card in v.stage[:]]
             if not stage:
                 return -500.0
             best_pick = min(_cost(r, acquired, hidden) for r in stage)
