@@ -135,7 +135,9 @@ async def _moves(port: int, count: int) -> None:
 
 def _engine_moves(seed: int, count: int) -> list[tuple[int, bytes]]:
     """The first `count` moves (seat, serialized Move) of a seeded random One Card game of
-    WATCHED_SEATS seats, as the server plays it from `seed` (the engine is deterministic)."""
+    WATCHED_SEATS seats, as the server plays it from `seed` (the engine is deterministic). Not
+    croupier-bench's recorded games (service/bench/replay.py): their seeds come from the bench's
+    own generator, and every round's counts in docs/performance.md were taken on these games."""
     engine = GAMES["one_card"]
     state, _ = engine.new_game(options_for("one_card"), WATCHED_SEATS, seed)
     chooser = random.Random(seed)
