@@ -174,9 +174,9 @@ class LoadedGame:
         self.fill_after_seat(view)
 
     def fill_before_seat(self, view: GameView) -> None:
-        """The shared fields numbered before `viewer_seat`: serialized apart from the others
-        (`fill_after_seat`), the two are what comes before and after a seat's number in its
-        update (UpdateParts)."""
+        """The shared fields numbered before `viewer_seat`. Serialized apart from the others
+        (`fill_after_seat`), the two parts are what an update puts before and after the seat's
+        number (UpdateParts)."""
         view.name = game_name(self.game_id)
         view.game_type = self.engine.game_type
         view.etag = self.etag
