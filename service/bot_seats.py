@@ -51,7 +51,16 @@ class BotSeats:
                 emitted = game.engine.apply(game.state, chosen.seat, chosen.move)
                 move = game.wrap_move(chosen.move)
                 _, commit = moves.move_commit(
-                    self._settings, game, chosen.seat, move, emitted, None, b"", 0, by="service"
+                    self._settings,
+                    game,
+                    chosen.seat,
+                    move,
+                    emitted,
+                    None,
+                    b"",
+                    0,
+                    by="service",
+                    notifications=self._writes.watched_here(game_id),
                 )
                 await self._writes.before_commit(commit)
                 result = await self._store.commit(commit)

@@ -114,6 +114,7 @@ class ClockSweep:
                 0,
                 (deadline, now),
                 by,
+                self._writes.watched_here(game_id),
             )
             await self._writes.before_commit(commit)
             result = await self._store.commit(commit)

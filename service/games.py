@@ -162,10 +162,11 @@ class LoadedGame:
         self.fill_view(view, seat)
         return view
 
-    def fill_view(self, view: GameView, seat: int | None) -> None:
-        """Write `seat`'s view into `view` (a response's own field: no copy of a copy)."""
+    def fill_view(self, view: GameView, seat: int | None, shared: SharedView | None = None) -> None:
+        """Write `seat`'s view into `view` (a response's own field: no copy of a copy); see
+        `fill_own` for `shared`."""
         self.fill_shared(view)
-        self.fill_own(view, seat)
+        self.fill_own(view, seat, shared)
 
     def fill_shared(self, view: GameView) -> None:
         """What every seat's view of this version holds alike: all but the viewer's seat and
@@ -226,12 +227,17 @@ class LoadedGame:
         if result is not None:
             view.result.CopyFrom(result)
 
-    def fill_own(self, view: GameView, seat: int | None) -> None:
+    def fill_own(self, view: GameView, seat: int | None, shared: SharedView | None = None) -> None:
         """The viewer's seat and the game's own view as `seat` may see it (redacted by the
-        engine)."""
+        engine): built whole, or put together from `shared`, the state's shared view (the same
+        bytes), when that is made anyway."""
         if seat is not None:
             view.viewer_seat = seat
-        getattr(view, self.engine.game_type).CopyFrom(self.engine.view(self.state, seat))
+        own = getattr(view, self.engine.game_type)
+        if shared is None:
+            own.CopyFrom(self.engine.view(self.state, seat))
+        else:
+            own.MergeFromString(shared.put_in(self.engine.own_view(self.state, seat)))
 
     def unwrap_move(self, move: Move) -> Any | None:
         """The game's own move, or None when `move` is not a move of this game."""
@@ -381,6 +387,8 @@ class Published:
 
     def _engine_view(self, seat: int | None) -> bytes:
         engine, state = self.game.engine, self.game.state
+        if self.shared is not None:
+            return self.shared.put_in(engine.own_view(state, seat))
         # The shared view costs about what a view built whole costs, and pays from the second
         # audience on: a game that one stream here watches has one audience, whose view is
         # built whole (docs/performance.md, "One view fewer per watched move").
@@ -572,6 +580,17 @@ class RecentNotifications:
             if len(self._recent) > self._size:
                 self._recent.popitem(last=False)
         return found
+
+    def remember(self, game_id: str, payload: bytes, published: Published) -> None:
+        """A move this process is writing, as `decode` would find it in its notification
+        (`payload`): its watchers here then take the game the move was decided on, and the
+        shared view its response was built from, instead of decoding and viewing it again. Kept
+        even if the write fails: such a notification is never sent, and the entry ages out."""
+        key = (game_id, payload)
+        if key not in self._recent:
+            self._recent[key] = published
+            if len(self._recent) > self._size:
+                self._recent.popitem(last=False)
 
 
 def notification_head(note: MoveNotification, game_size: int) -> bytes:

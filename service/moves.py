@@ -14,7 +14,13 @@ from croupier.engines.core.errors import IllegalMove, MalformedMove
 from croupier.service import callers, clocks, errors
 from croupier.service.calls import CallLog
 from croupier.service.config import Settings
-from croupier.service.games import LoadedGame, notification_head
+from croupier.service.games import (
+    LoadedGame,
+    Published,
+    RecentNotifications,
+    SharedView,
+    notification_head,
+)
 from croupier.service.store import Commit, Snapshot
 from croupier.service.writes import GameWrites, move_feed
 from croupier.v1 import game_service_pb2 as pb
@@ -38,9 +44,11 @@ def decide(
     request_id: str | None,
     deadline_ms: int,
     call: CallLog,
+    notifications: RecentNotifications | None = None,
 ) -> tuple[pb.ApplyMoveResponse, Commit | None]:
     """The response to the move on `snapshot`, and the write that records it (None: the
-    request was applied before and its response is the one recorded then)."""
+    request was applied before and its response is the one recorded then). `notifications`:
+    see `move_commit`."""
     game = GameWrites.decode(game_id, snapshot, call)
     seat = callers.seat(game, call, required=True)
     assert seat is not None
@@ -52,7 +60,7 @@ def decide(
         return pb.ApplyMoveResponse.FromString(record.response), None
     if request.etag and request.etag != game.etag:
         raise errors.etag_mismatch(game.etag)
-    return play(settings, game, seat, request, request_id, digest, deadline_ms, call)
+    return play(settings, game, seat, request, request_id, digest, deadline_ms, call, notifications)
 
 
 def play(
@@ -64,9 +72,11 @@ def play(
     digest: bytes,
     deadline_ms: int,
     call: CallLog,
+    notifications: RecentNotifications | None = None,
 ) -> tuple[pb.ApplyMoveResponse, Commit]:
     """Apply the move to the loaded game; the response and the write that records it
-    (under `request_id`, the store's name of the request id: auth.scoped_request_id)."""
+    (under `request_id`, the store's name of the request id: auth.scoped_request_id).
+    `notifications`: see `move_commit`."""
     if game.waiting:
         raise errors.failed_precondition(
             errors.Reason.GAME_WAITING,
@@ -93,7 +103,17 @@ def play(
             f"move.{game.engine.game_type}.{exc.field}",
             exc.message,
         ) from exc
-    return move_commit(settings, game, seat, request.move, emitted, request_id, digest, deadline_ms)
+    return move_commit(
+        settings,
+        game,
+        seat,
+        request.move,
+        emitted,
+        request_id,
+        digest,
+        deadline_ms,
+        notifications=notifications,
+    )
 
 
 def move_commit(
@@ -107,22 +127,33 @@ def move_commit(
     deadline_ms: int,
     timeout: tuple[int, int] | None = None,
     by: clocks.By = "seat",
+    notifications: RecentNotifications | None = None,
 ) -> tuple[pb.ApplyMoveResponse, Commit]:
     """The response to a move `seat` made on `game` (applied to its state, which emitted
     `emitted`) and the write that records it: one write, log entry and notification per
     move, whether a credential's (ApplyMove) or the service's (`by`: a bot or away seat's,
-    or a timeout's)."""
+    or a timeout's).
+
+    `notifications`, given when streams of this process watch the game: the move goes into
+    them as its notification will tell it, with the engine's shared view, from which the
+    response's view is then put together (the same bytes), so that the watchers here neither
+    decode the notification nor build that view again."""
     expected = game.version
     game.version += 1
     game.stored.move_count += 1
     clocks.refresh(game, seat, clocks.now_ms(), by)
     response = pb.ApplyMoveResponse(etag=game.etag)
     game.add_events(response.events, emitted, seat)
-    game.fill_view(response.view, seat)
+    shared = None if notifications is None else SharedView.of(game.engine, game.state)
+    game.fill_view(response.view, seat, shared)
     over = response.view.status == GAME_STATUS_FINISHED  # game.over, computed once
     due = clocks.move_entry(game)  # before encoding: it records the entry it sends
     data = game.encode()
-    head = notification_head(game.notification(emitted), len(data))
+    note = game.notification(emitted)
+    head = notification_head(note, len(data))
+    if notifications is not None:
+        published = Published(game, note.events, shared=shared)
+        notifications.remember(game.game_id, head + data, published)
     record = None
     if request_id is not None:
         record = IdempotencyRecord(

@@ -26,13 +26,12 @@ from croupier.service.config import Settings
 from croupier.service.fanout import WatchQueue
 from croupier.service.games import (
     LoadedGame,
-    RecentNotifications,
     etag_of,
     game_name,
     items_of,
     replayed_updates,
 )
-from croupier.service.limits import RateLimiter, WatcherCount, peer_address
+from croupier.service.limits import RateLimiter, peer_address
 from croupier.service.lobby_calls import LobbyCalls, game_record
 from croupier.service.recent_states import RecentStates
 from croupier.service.store import Store
@@ -105,11 +104,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         # Credentials the server refused, per address: a made-up token is no credential, so
         # guessing them is limited like calls without one (each guess costs a store read).
         self._refused = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
-        self._watchers = WatcherCount(settings.max_watchers_per_game)
-        self._notifications = RecentNotifications()
         self._states = RecentStates(settings.state_cache_size)
         self.overload = overload.Overload(settings.max_calls_in_flight, settings.max_watch_streams)
         self._writes = GameWrites(store, settings, self._states)
+        self._watchers = self._writes.watchers
+        self._notifications = self._writes.notifications
         self._bots = BotSeats(self._writes)
         self._clocks = ClockSweep(self._writes, self._bots)
         page_secret = settings.page_token_secret.encode() if settings.page_token_secret else None
@@ -379,10 +378,18 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         if snapshot is None:
             metrics.remembered_state("none").inc()
             snapshot = await self._read(game_id, request_id)
+        notifications = self._writes.watched_here(game_id)
         for _ in range(self._settings.max_commit_attempts):
             try:
                 response, commit = moves.decide(
-                    self._settings, game_id, snapshot, request, request_id, deadline_ms, call
+                    self._settings,
+                    game_id,
+                    snapshot,
+                    request,
+                    request_id,
+                    deadline_ms,
+                    call,
+                    notifications,
                 )
             except errors.ServiceError:
                 if confirmed:

@@ -15,12 +15,14 @@ from croupier.service.calls import CallLog
 from croupier.service.config import Settings
 from croupier.service.games import (
     LoadedGame,
+    RecentNotifications,
     game_name,
     items_of,
     notification_head,
     open_seats,
     player_ids,
 )
+from croupier.service.limits import WatcherCount
 from croupier.service.recent_states import RecentStates
 from croupier.service.store import (
     Commit,
@@ -39,12 +41,20 @@ log = structlog.get_logger(__name__)
 
 
 class GameWrites:
-    """One server's reads and writes of its games, with the games it remembers (`states`)."""
+    """One server's reads and writes of its games, with the games it remembers (`states`), its
+    watch streams per game and the notifications they decoded."""
 
     def __init__(self, store: Store, settings: Settings, states: RecentStates) -> None:
         self.store = store
         self.settings = settings
         self.states = states
+        self.watchers = WatcherCount(settings.max_watchers_per_game)
+        self.notifications = RecentNotifications()
+
+    def watched_here(self, game_id: str) -> RecentNotifications | None:
+        """The notifications to give a move of `game_id` as it is written (moves.move_commit),
+        when streams of this process watch the game; None when none do."""
+        return self.notifications if self.watchers.count(game_id) else None
 
     async def read(self, game_id: str, request_id: str | None = None) -> Snapshot:
         """The game (and the record of `request_id`) from the store."""

@@ -13,6 +13,8 @@ from google.protobuf.message import Message
 
 from croupier.engines.core.engine import Emitted
 from croupier.engines.registry import GAMES
+from croupier.service import moves
+from croupier.service.config import Settings
 from croupier.service.games import (
     LoadedGame,
     Published,
@@ -73,6 +75,56 @@ def test_every_update_has_the_bytes_of_the_message_built_whole(
         for viewer in viewers:
             assert published.update_for(viewer) == whole_update(game, emitted, viewer)
     assert moves > 10
+
+
+@pytest.mark.parametrize("game_type", sorted(GAMES))
+def test_a_move_written_here_goes_to_the_watchers_here_without_a_decode(game_type: str) -> None:
+    """A move this process writes while its streams watch the game (moves.move_commit with
+    the notifications) is found by its notification's payload: the game it was decided on,
+    with the shared view its response was put together from. Every audience's update is still
+    the message built whole, and the response and the write are those made without it."""
+    engine = GAMES[game_type]
+    chooser = random.Random(5)
+    seats = engine.max_seats
+    state, _ = engine.new_game(engine.options_type(), seats, 5)
+    stored = StoredGame(
+        game_type=game_type,
+        display_names=[f"player {seat}" for seat in range(seats)],
+        credential_hashes=[bytes([seat + 1]) * 32 for seat in range(seats)],
+    )
+    data = LoadedGame("ef" * 12, 1, stored, engine, state).encode()
+    moves_made = 0
+    while moves_made < 60:
+        plain, watched = (LoadedGame.decode("ef" * 12, moves_made + 1, data) for _ in range(2))
+        if engine.result(plain.state) is not None:
+            break
+        seat = chooser.choice(engine.active_seats(plain.state))
+        move = chooser.choice(engine.legal_moves(plain.state, seat))
+        emitted = engine.apply(plain.state, seat, move)
+        response, commit = moves.move_commit(
+            Settings(), plain, seat, plain.wrap_move(move), emitted, None, b"", 0
+        )
+        notifications = RecentNotifications(size=4)
+        watched_response, watched_commit = moves.move_commit(
+            Settings(),
+            watched,
+            seat,
+            watched.wrap_move(move),
+            engine.apply(watched.state, seat, move),
+            None,
+            b"",
+            0,
+            notifications=notifications,
+        )
+        assert watched_response.SerializeToString() == response.SerializeToString()
+        payload = commit.notification_head + commit.data
+        assert watched_commit.notification_head + watched_commit.data == payload
+        published = notifications.decode(watched.game_id, payload, streams=2)
+        assert published.game is watched and published.shared is not None
+        for viewer in [*range(seats), None]:
+            assert published.update_for(viewer) == whole_update(plain, emitted, viewer)
+        data, moves_made = commit.data, moves_made + 1
+    assert moves_made > 10
 
 
 def _published_move(game_type: str, streams: int) -> Published:
