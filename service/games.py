@@ -162,11 +162,10 @@ class LoadedGame:
         self.fill_view(view, seat)
         return view
 
-    def fill_view(self, view: GameView, seat: int | None, shared: SharedView | None = None) -> None:
-        """Write `seat`'s view into `view` (a response's own field: no copy of a copy); see
-        `fill_own` for `shared`."""
+    def fill_view(self, view: GameView, seat: int | None) -> None:
+        """Write `seat`'s view into `view` (a response's own field: no copy of a copy)."""
         self.fill_shared(view)
-        self.fill_own(view, seat, shared)
+        self.fill_own(view, seat)
 
     def fill_shared(self, view: GameView) -> None:
         """What every seat's view of this version holds alike: all but the viewer's seat and
@@ -227,17 +226,12 @@ class LoadedGame:
         if result is not None:
             view.result.CopyFrom(result)
 
-    def fill_own(self, view: GameView, seat: int | None, shared: SharedView | None = None) -> None:
+    def fill_own(self, view: GameView, seat: int | None) -> None:
         """The viewer's seat and the game's own view as `seat` may see it (redacted by the
-        engine): built whole, or put together from `shared`, the state's shared view (the same
-        bytes), when that is made anyway."""
+        engine)."""
         if seat is not None:
             view.viewer_seat = seat
-        own = getattr(view, self.engine.game_type)
-        if shared is None:
-            own.CopyFrom(self.engine.view(self.state, seat))
-        else:
-            own.MergeFromString(shared.put_in(self.engine.own_view(self.state, seat)))
+        getattr(view, self.engine.game_type).CopyFrom(self.engine.view(self.state, seat))
 
     def unwrap_move(self, move: Move) -> Any | None:
         """The game's own move, or None when `move` is not a move of this game."""
@@ -374,6 +368,21 @@ class Published:
     def __post_init__(self) -> None:
         self.over = self.game.over
 
+    @classmethod
+    def written(
+        cls, game: LoadedGame, events: Sequence[AudiencedEvent], seat: int
+    ) -> tuple[Published, bytes]:
+        """A move as the process writing it knows it, for its watch streams there (see
+        `RecentNotifications.remember`): every part the updates share made at once, and the
+        mover's update; with the mover's view, serialized, for the response (the same bytes as
+        `game.view(seat)`: parsing them costs a fraction of filling the message)."""
+        shared = SharedView.of(game.engine, game.state)
+        parts = UpdateParts.of(game, events)
+        view = parts.view(seat, shared.put_in(game.engine.own_view(game.state, seat)))
+        published = cls(game, events, parts=parts, shared=shared)
+        published.updates[seat] = parts.update_with(seat, view)
+        return published, view
+
     def update_for(self, seat: int | None) -> bytes:
         """The serialized WatchGameResponse that `seat`'s streams send for this move: the
         bytes of `WatchGameResponse(view=game.view(seat), events=<seat's events>)`, put
@@ -471,10 +480,17 @@ class UpdateParts:
             tuple(events),
         )
 
+    def view(self, seat: int | None, own: bytes) -> bytes:
+        """`seat`'s GameView, serialized, given its game's own view (`own`, serialized)."""
+        seat_field = b"" if seat is None else _VIEWER_SEAT_TAG + _varint(seat)
+        return b"".join((self.head, seat_field, self.tail, _field(self.game_tag, own)))
+
     def update(self, seat: int | None, own: bytes) -> bytes:
         """`seat`'s update, given its game's own view (`own`, serialized)."""
-        seat_field = b"" if seat is None else _VIEWER_SEAT_TAG + _varint(seat)
-        view = b"".join((self.head, seat_field, self.tail, _field(self.game_tag, own)))
+        return self.update_with(seat, self.view(seat, own))
+
+    def update_with(self, seat: int | None, view: bytes) -> bytes:
+        """`seat`'s update, given its view (`view`: from `view`)."""
         events = [
             public if seat is None else own_events.get(seat, public)
             for public, own_events in self.events

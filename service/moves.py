@@ -18,7 +18,6 @@ from croupier.service.games import (
     LoadedGame,
     Published,
     RecentNotifications,
-    SharedView,
     notification_head,
 )
 from croupier.service.store import Commit, Snapshot
@@ -135,24 +134,27 @@ def move_commit(
     or a timeout's).
 
     `notifications`, given when streams of this process watch the game: the move goes into
-    them as its notification will tell it, with the engine's shared view, from which the
-    response's view is then put together (the same bytes), so that the watchers here neither
-    decode the notification nor build that view again."""
+    them as its notification will tell it, with the parts every update shares, from which the
+    response's view is then put together too (the same bytes), so that the watchers here
+    neither decode the notification nor build those parts again."""
     expected = game.version
     game.version += 1
     game.stored.move_count += 1
     clocks.refresh(game, seat, clocks.now_ms(), by)
     response = pb.ApplyMoveResponse(etag=game.etag)
     game.add_events(response.events, emitted, seat)
-    shared = None if notifications is None else SharedView.of(game.engine, game.state)
-    game.fill_view(response.view, seat, shared)
+    note = game.notification(emitted)
+    published = None
+    if notifications is None:
+        game.fill_view(response.view, seat)
+    else:
+        published, view = Published.written(game, note.events, seat)
+        response.view.MergeFromString(view)
     over = response.view.status == GAME_STATUS_FINISHED  # game.over, computed once
     due = clocks.move_entry(game)  # before encoding: it records the entry it sends
     data = game.encode()
-    note = game.notification(emitted)
     head = notification_head(note, len(data))
-    if notifications is not None:
-        published = Published(game, note.events, shared=shared)
+    if notifications is not None and published is not None:
         notifications.remember(game.game_id, head + data, published)
     record = None
     if request_id is not None:

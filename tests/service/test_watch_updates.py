@@ -5,7 +5,7 @@ and spectator at every move of whole random games (C-4: each seat sees only what
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -13,7 +13,7 @@ from google.protobuf.message import Message
 
 from croupier.engines.core.engine import Emitted
 from croupier.engines.registry import GAMES
-from croupier.service import moves
+from croupier.service import clocks, moves
 from croupier.service.config import Settings
 from croupier.service.games import (
     LoadedGame,
@@ -77,12 +77,23 @@ def test_every_update_has_the_bytes_of_the_message_built_whole(
     assert moves > 10
 
 
+@pytest.fixture
+def fixed_clock() -> Iterator[None]:
+    clocks.set_now(lambda: 1_700_000_000_000)
+    yield
+    clocks.set_now(None)
+
+
 @pytest.mark.parametrize("game_type", sorted(GAMES))
-def test_a_move_written_here_goes_to_the_watchers_here_without_a_decode(game_type: str) -> None:
+@pytest.mark.parametrize("clock_seconds", [0, 60], ids=["no clock", "turn clock"])
+def test_a_move_written_here_goes_to_the_watchers_here_without_a_decode(
+    game_type: str, clock_seconds: int, fixed_clock: None
+) -> None:
     """A move this process writes while its streams watch the game (moves.move_commit with
     the notifications) is found by its notification's payload: the game it was decided on,
-    with the shared view its response was put together from. Every audience's update is still
-    the message built whole, and the response and the write are those made without it."""
+    with the parts every update shares, from which its response's view was put together.
+    Every audience's update is still the message built whole, and the response and the write
+    are those made without it (a turn clock's deadlines and due entries included)."""
     engine = GAMES[game_type]
     chooser = random.Random(5)
     seats = engine.max_seats
@@ -92,6 +103,7 @@ def test_a_move_written_here_goes_to_the_watchers_here_without_a_decode(game_typ
         display_names=[f"player {seat}" for seat in range(seats)],
         credential_hashes=[bytes([seat + 1]) * 32 for seat in range(seats)],
     )
+    stored.clock.seconds = clock_seconds
     data = LoadedGame("ef" * 12, 1, stored, engine, state).encode()
     moves_made = 0
     while moves_made < 60:
@@ -117,10 +129,11 @@ def test_a_move_written_here_goes_to_the_watchers_here_without_a_decode(game_typ
             notifications=notifications,
         )
         assert watched_response.SerializeToString() == response.SerializeToString()
+        assert bool(response.view.deadlines) == bool(clock_seconds)
         payload = commit.notification_head + commit.data
         assert watched_commit.notification_head + watched_commit.data == payload
         published = notifications.decode(watched.game_id, payload, streams=2)
-        assert published.game is watched and published.shared is not None
+        assert published.game is watched and published.parts and published.shared
         for viewer in [*range(seats), None]:
             assert published.update_for(viewer) == whole_update(plain, emitted, viewer)
         data, moves_made = commit.data, moves_made + 1
