@@ -1,8 +1,10 @@
 """A probe, not a server to deploy: what croupier-server spends on the WatchGame updates of one
 move, apart from gRPC: the move's notification decoded (`RecentNotifications.decode`) and
 each audience's update put together (`Published.update_for`), as every process with watch
-streams of the game does once per move (issue 22; docs/performance.md, "One view fewer per
-watched move").
+streams of the game does once per move, but the one that wrote it, which hands its watchers
+the parts it made for the move's response (`Published.written`; issue 22; docs/performance.md,
+"One view fewer per watched move", "The move handed to the watchers of the process that
+wrote it").
 
 Each game of `--games` seeded random games is played on the engine; every move's notification
 is built as the server publishes it, then decoded and its updates built three ways, timed
