@@ -464,12 +464,12 @@ class UpdateParts:
         game.fill_before_seat(head)
         game.fill_after_seat(tail)
         events = []
-        for entry in entries:
+        for entry in items_of(entries):  # a notification's field: a list to loop over
             public = b""
             if entry.HasField("public"):
                 public = _field(_UPDATE_EVENT_TAG, entry.public.SerializeToString())
             own: dict[int, bytes] = {}
-            for private in entry.private:
+            for private in items_of(entry.private):
                 event = private.event.SerializeToString()
                 own.setdefault(private.seat, _field(_UPDATE_EVENT_TAG, event))
             events.append((public, own))
