@@ -18,7 +18,7 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from croupier.engines.core.engine import Emitted
 from croupier.engines.core.scoring import forfeit_result
 from croupier.engines.registry import GAMES, AnyEngine
-from croupier.service import errors
+from croupier.service import errors, metrics
 from croupier.v1.common_pb2 import GameResult
 from croupier.v1.game_service_pb2 import (
     GAME_STATUS_ACTIVE,
@@ -349,7 +349,8 @@ def _setup(engine: AnyEngine, state: Any) -> tuple[Any, int, int]:
 
 @dataclass(slots=True)
 class Published:
-    """A move as its notification told it, and the update each seat's streams send for it."""
+    """A move as its notification told it (or as this process wrote it: `written`), and the
+    update each seat's streams send for it."""
 
     game: LoadedGame
     events: Sequence[AudiencedEvent]
@@ -364,6 +365,8 @@ class Published:
     shared: SharedView | None = None
     # Whether the move ended the game, asked once for every stream of the game here.
     over: bool = field(init=False)
+    # Made by the process that wrote the move (`written`), until its notification finds it.
+    filed: bool = False
 
     def __post_init__(self) -> None:
         self.over = self.game.over
@@ -379,7 +382,7 @@ class Published:
         shared = SharedView.of(game.engine, game.state)
         parts = UpdateParts.of(game, events)
         view = parts.view(seat, shared.put_in(game.engine.own_view(game.state, seat)))
-        published = cls(game, events, parts=parts, shared=shared)
+        published = cls(game, events, parts=parts, shared=shared, filed=True)
         published.updates[seat] = parts.update_with(seat, view)
         return published, view
 
@@ -595,6 +598,10 @@ class RecentNotifications:
             found = self._recent[key] = Published(game, note.events, streams > 1)
             if len(self._recent) > self._size:
                 self._recent.popitem(last=False)
+            metrics.WATCHED_MOVES.inc(_DECODED)
+        elif found.filed:
+            found.filed = False
+            metrics.WATCHED_MOVES.inc(_FILED)
         return found
 
     def remember(self, game_id: str, payload: bytes, published: Published) -> None:
@@ -607,6 +614,10 @@ class RecentNotifications:
             self._recent[key] = published
             if len(self._recent) > self._size:
                 self._recent.popitem(last=False)
+
+
+# The labels of metrics.WATCHED_MOVES.
+_DECODED, _FILED = ("decoded",), ("filed",)
 
 
 def notification_head(note: MoveNotification, game_size: int) -> bytes:

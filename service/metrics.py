@@ -172,6 +172,13 @@ REMEMBERED_STATES = Counter(
     " by a read) or none (read first).",
     ["state"],
 )  # fmt: skip
+WATCHED_MOVES = LeanCounter(
+    "croupier_watched_moves",
+    "Moves of the games watched on this process, by how the process had each for its watch"
+    " streams: decoded (from the move's notification) or filed (by this process as it wrote"
+    " the move, so that its notification needed no decoding).",
+    ["source"],
+)  # fmt: skip
 OVERLOADED = Counter(
     "croupier_overloaded_calls",
     "Calls refused with OVERLOADED because the process had as many calls (or watch streams)"
