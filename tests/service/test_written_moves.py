@@ -17,6 +17,7 @@ import pytest
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
+from croupier.play import options_for
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from tests.service.helpers import create
@@ -97,3 +98,39 @@ def test_the_writing_process_hands_its_moves_to_its_streams_undecoded(pair: Pair
         etags = [message.view.etag for message in stream.received]
         assert etags == [str(version) for version in range(1, MOVES + 2)]
         assert stream.received[-1].view == pair.b.get(game.name, credentials[seat])
+
+
+def test_the_bot_seats_moves_are_filed_by_the_process_that_plays_them(pair: Pair) -> None:
+    """Bot seats are played by the process whose write made them due (here A, where the
+    human's moves go): their moves reach A's streams filed too."""
+    game = pair.a.create(options_for("one_card"), 3, seed=42, bot_levels=["", "random", "random"])
+    human = game.seat_credentials[0]
+    stream = Stream(pair.a, game.name, human)
+
+    def humans_turn() -> pb.GameView:
+        """The last view the stream got, once only the human may act (no bot moves until it
+        does) or the game is over."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if stream.received:
+                view = stream.received[-1].view
+                if list(view.active_seats) == [0] or view.status == pb.GAME_STATUS_FINISHED:
+                    return view
+            time.sleep(0.01)
+        raise AssertionError(f"the bots did not hand the turn back: {stream.error}")
+
+    view = humans_turn()
+    before, received = watched_moves(pair.a_metrics), len(stream.received)
+    for _ in range(4):
+        if view.status == pb.GAME_STATUS_FINISHED:
+            break
+        count = len(stream.received)
+        pair.a.apply(game.name, human, pair.a.legal_moves(game.name, human)[0])
+        stream.wait_for(count + 1)
+        view = humans_turn()
+    after = watched_moves(pair.a_metrics)
+    moves = len(stream.received) - received
+    assert moves > 4  # the human's and the bots'
+    assert after.get("filed", 0) - before.get("filed", 0) == moves
+    assert after.get("decoded", 0) - before.get("decoded", 0) == 0
+    assert stream.error is None
