@@ -605,10 +605,11 @@ class RecentNotifications:
         return found
 
     def remember(self, game_id: str, payload: bytes, published: Published) -> None:
-        """A move this process is writing, as `decode` would find it in its notification
-        (`payload`): its watchers here then take the game the move was decided on, and the
-        shared view its response was built from, instead of decoding and viewing it again. Kept
-        even if the write fails: such a notification is never sent, and the entry ages out."""
+        """A move this process is writing (`Published.written`), filed under its notification
+        (`payload`): when that comes, `decode` finds the game the move was decided on and the
+        parts every update shares already made. Filed before the write is sent (the
+        notification may come back before the write's reply) and kept even if the write fails:
+        such a notification is never sent, and the entry ages out."""
         key = (game_id, payload)
         if key not in self._recent:
             self._recent[key] = published
