@@ -580,7 +580,8 @@ def _read_varint(data: bytes, position: int) -> tuple[int, int]:
 class RecentNotifications:
     """Notifications decoded once per process: every stream of a game receives the same
     payload, and the streams of one seat (or the spectators) send the same update, so each
-    is built once instead of once per stream. Updates are shared: never modified."""
+    is built once instead of once per stream. Updates are shared: never modified. A move this
+    process writes is filed here as it writes it (`remember`), so that none of it is decoded."""
 
     def __init__(self, size: int = 256) -> None:
         self._size = size
@@ -595,9 +596,8 @@ class RecentNotifications:
             game = LoadedGame(
                 game_id, note.version, note.game, GAMES[note.game.game_type], state_of(note.game)
             )
-            found = self._recent[key] = Published(game, note.events, streams > 1)
-            if len(self._recent) > self._size:
-                self._recent.popitem(last=False)
+            found = Published(game, note.events, streams > 1)
+            self._keep(key, found)
             metrics.WATCHED_MOVES.inc(_DECODED)
         elif found.filed:
             found.filed = False
@@ -612,9 +612,13 @@ class RecentNotifications:
         such a notification is never sent, and the entry ages out."""
         key = (game_id, payload)
         if key not in self._recent:
-            self._recent[key] = published
-            if len(self._recent) > self._size:
-                self._recent.popitem(last=False)
+            self._keep(key, published)
+
+    def _keep(self, key: tuple[str, bytes], published: Published) -> None:
+        """Keep `published`, forgetting the oldest entry beyond `size`."""
+        self._recent[key] = published
+        if len(self._recent) > self._size:
+            self._recent.popitem(last=False)
 
 
 # The labels of metrics.WATCHED_MOVES.

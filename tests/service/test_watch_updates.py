@@ -140,6 +140,20 @@ def test_a_move_written_here_goes_to_the_watchers_here_without_a_decode(
     assert moves_made > 10
 
 
+def test_filed_moves_are_kept_within_the_bound_and_never_replace_a_decoded_one() -> None:
+    """A filed move whose write was refused is never asked for: it ages out with the others
+    (the bound), and a payload already decoded keeps its entry."""
+    decoded = _published_move("one_card", streams=1)
+    recent = RecentNotifications(size=2)
+    payloads = [bytes([n]) * 8 for n in range(3)]
+    for payload in payloads:
+        recent.remember("g", payload, Published(decoded.game, decoded.events, filed=True))
+    assert len(recent._recent) == 2 and ("g", payloads[0]) not in recent._recent
+    kept = recent._recent[("g", payloads[2])]
+    recent.remember("g", payloads[2], decoded)
+    assert recent.decode("g", payloads[2], streams=1) is kept
+
+
 def _published_move(game_type: str, streams: int) -> Published:
     """The first move of a new game of `game_type`, as a process with `streams` watch streams of
     the game decodes its notification."""
