@@ -15,20 +15,35 @@ thread per call from a pool big enough for every stream (a stream waits on a con
 `Tick` notifies): what the synchronous server style would cost WatchGame (docs/performance.md,
 "Where the targets stand").
 
+With `--instructions` the server runs under valgrind's callgrind instead, and the figures are
+its instructions (every thread): per `Echo` over `--calls` calls at 32 in flight, and per tick
+over `--ticks` ticks with 1 and with N streams open, each tick's message received by every
+stream before the next tick, so that one more streamed message is the difference over the
+difference in messages. Counts of the same code agree within a fraction of a per cent on a
+quiet machine, where CPU time scatters by 10% and more; they compare with
+`echo_instructions.py`'s counts of Croupier's own server (docs/performance.md, "The floor in
+instructions").
+
     .venv/bin/python deploy/loadtest/grpc_aio_floor.py --server-cpu 0 --client-cpu 1 [--sync]
+    .venv/bin/python deploy/loadtest/grpc_aio_floor.py --instructions [--sync]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import multiprocessing
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent import futures
-from multiprocessing.synchronize import Event
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -66,7 +81,7 @@ def _handler(echo: Any, tick: Any, watch: Any) -> grpc.GenericRpcHandler:
     )
 
 
-def _serve_sync(port: int, cpu: int | None, ready: Event, threads: int) -> None:
+def _serve_sync(port: int, cpu: int | None, ready: Callable[[], object], threads: int) -> None:
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
     ticked = threading.Condition()
@@ -95,11 +110,11 @@ def _serve_sync(port: int, cpu: int | None, ready: Event, threads: int) -> None:
     server.add_generic_rpc_handlers((handler,))
     server.add_insecure_port(f"127.0.0.1:{port}")
     server.start()
-    ready.set()
+    ready()
     server.wait_for_termination()
 
 
-def _serve(port: int, cpu: int | None, ready: Event) -> None:
+def _serve(port: int, cpu: int | None, ready: Callable[[], object]) -> None:
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
 
@@ -130,7 +145,7 @@ def _serve(port: int, cpu: int | None, ready: Event) -> None:
         server.add_generic_rpc_handlers((handler,))
         server.add_insecure_port(f"127.0.0.1:{port}")
         await server.start()
-        ready.set()
+        ready()
         await server.wait_for_termination()
 
     uvloop.run(main())
@@ -199,6 +214,138 @@ async def _measure(port: int, pid: int, args: argparse.Namespace) -> None:
     await channel.close()
 
 
+class _Counted:
+    """The server under callgrind: its counters zeroed and dumped around what is measured."""
+
+    def __init__(self, process: subprocess.Popen[str], folder: Path) -> None:
+        self._process, self._folder, self._dumps = process, folder, 0
+
+    def _control(self, flag: str) -> None:
+        command = ["callgrind_control", flag, str(self._process.pid)]
+        subprocess.run(command, check=True, capture_output=True)
+
+    def zero(self) -> None:
+        self._control("-z")
+
+    def dumped(self) -> int:
+        """Dump the counters: the instructions since the last zero, every thread."""
+        self._control("-d")
+        self._dumps += 1
+        (dump,) = self._folder.glob(f"callgrind.out.*.{self._dumps}")
+        for line in dump.read_text().splitlines():
+            if line.startswith("summary:"):
+                return int(line.split()[1])
+        raise ValueError(f"no summary in {dump}")
+
+
+async def _count(port: int, counted: _Counted, args: argparse.Namespace) -> None:
+    """The instruction figures: each measured part between a zero and a dump."""
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    echo = channel.unary_unary("/Floor/Echo")
+    tick = channel.unary_unary("/Floor/Tick")
+    watch = channel.unary_stream("/Floor/Watch")
+
+    async def calls(count: int) -> None:
+        async def caller(share: int) -> None:
+            for _ in range(share):
+                await echo(REQUEST, timeout=600)
+
+        share, left = divmod(count, 32)
+        await asyncio.gather(*(caller(share + (i < left)) for i in range(32)))
+
+    await calls(max(32, args.calls // 4))
+    await asyncio.sleep(0.5)
+    counted.zero()
+    await calls(args.calls)
+    await asyncio.sleep(0.5)
+    per_call = counted.dumped() / args.calls
+    print(f"Echo, 32 in flight: {args.calls} calls, {per_call:,.0f} instructions per call")
+    per_tick: dict[int, float] = {}
+    for streams in [1, *args.streams]:
+        per_tick[streams] = await _ticked(tick, watch, streams, args.ticks, counted)
+        print(
+            f"{streams} stream(s): {args.ticks} ticks, {args.ticks * streams} messages,"
+            f" {per_tick[streams]:,.0f} instructions per tick",
+            flush=True,
+        )
+        if streams > 1:
+            extra = (per_tick[streams] - per_tick[1]) / (streams - 1)
+            print(f"  one more streamed message: {extra:,.0f} instructions", flush=True)
+    await channel.close()
+
+
+async def _ticked(
+    tick: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes],
+    watch: grpc.aio.UnaryStreamMultiCallable[bytes, bytes],
+    streams: int,
+    ticks: int,
+    counted: _Counted,
+) -> float:
+    """Instructions per tick with `streams` streams open, each tick's message received by
+    every stream before the next tick."""
+    received, arrived, wanted = [0], asyncio.Event(), [0]
+
+    async def reader() -> None:
+        async for _ in watch(b"", timeout=600):
+            received[0] += 1
+            if received[0] >= wanted[0]:
+                arrived.set()
+
+    async def delivered(seconds: float) -> bool:
+        """One tick; whether every stream received its message within `seconds`."""
+        wanted[0] = received[0] + streams
+        arrived.clear()
+        await tick(b"", timeout=600)
+        try:
+            await asyncio.wait_for(arrived.wait(), seconds)
+        except TimeoutError:
+            return False
+        return received[0] == wanted[0]
+
+    readers = [asyncio.create_task(reader()) for _ in range(streams)]
+    try:
+        # Ticked until one reaches every stream (under callgrind a stream takes a while to
+        # open), then a few more.
+        for _ in range(60):
+            if await delivered(1.0):
+                break
+        else:
+            raise SystemExit(f"the streams did not all open ({received[0]} messages)")
+        for _ in range(4):
+            await delivered(600)
+        await asyncio.sleep(0.5)
+        counted.zero()
+        for _ in range(ticks):
+            await delivered(600)
+        await asyncio.sleep(0.5)
+        return counted.dumped() / ticks
+    finally:
+        for task in readers:
+            task.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+
+
+def _instructions(args: argparse.Namespace) -> None:
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("valgrind is not on the PATH (--instructions runs the server under it)")
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        out = f"--callgrind-out-file={folder}/callgrind.out.%p"
+        command = [valgrind, "--tool=callgrind", "--quiet", out, sys.executable, __file__]
+        command += ["--serve", str(port), "--threads", str(max(args.streams) + 40)]
+        command += ["--sync"] if args.sync else []
+        server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        try:
+            assert server.stdout is not None
+            if server.stdout.readline().strip() != "ready":
+                raise SystemExit("the server did not start")
+            uvloop.run(_count(port, _Counted(server, Path(folder)), args))
+        finally:
+            server.kill()
+            server.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--server-cpu", type=int, help="pin the server to this core")
@@ -211,15 +358,32 @@ def main() -> None:
         "--streams", type=int, nargs="+", default=[4, 64], help="stream counts besides 1"
     )
     parser.add_argument("--sync", action="store_true", help="the synchronous grpcio server")
+    parser.add_argument(
+        "--instructions", action="store_true", help="callgrind's instruction counts, not CPU time"
+    )
+    parser.add_argument("--calls", type=int, default=640, help="--instructions: Echo calls")
+    parser.add_argument("--ticks", type=int, default=100, help="--instructions: ticks per figure")
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=104, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        say_ready = functools.partial(print, "ready", flush=True)
+        if args.sync:
+            _serve_sync(args.serve, None, say_ready, args.threads)
+        else:
+            _serve(args.serve, None, say_ready)
+        return
+    if args.instructions:
+        _instructions(args)
+        return
     port = free_port()
     ready = multiprocessing.Event()
     server = (
         multiprocessing.Process(
-            target=_serve_sync, args=(port, args.server_cpu, ready, max(args.streams) + 40)
+            target=_serve_sync, args=(port, args.server_cpu, ready.set, max(args.streams) + 40)
         )
         if args.sync
-        else multiprocessing.Process(target=_serve, args=(port, args.server_cpu, ready))
+        else multiprocessing.Process(target=_serve, args=(port, args.server_cpu, ready.set))
     )
     server.start()
     try:

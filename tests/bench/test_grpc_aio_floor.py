@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,3 +25,18 @@ def test_the_probe_prints_each_figure(server: str) -> None:
     # The ticks reached the streams (ticks that come before a stream wakes share a message).
     ticks, messages = (int(word) for word in lines[2].split(":")[1].split()[0:3:2])
     assert ticks > 0 and messages > 0
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not on the PATH")
+def test_the_probe_counts_instructions() -> None:
+    """With --instructions the server runs under callgrind; every tick reaches every stream."""
+    command = [sys.executable, str(PROBE), "--instructions", "--calls", "64", "--ticks", "5"]
+    command += ["--streams", "3"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Echo, 32 in flight: 64 calls,")
+    assert lines[0].endswith("instructions per call")
+    assert lines[1].startswith("1 stream(s): 5 ticks, 5 messages,")
+    assert lines[2].startswith("3 stream(s): 5 ticks, 15 messages,")
+    assert lines[3].startswith("  one more streamed message:")
+    assert lines[3].endswith(" instructions")
