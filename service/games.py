@@ -100,11 +100,12 @@ def pack_state(stored: StoredGame, state: Any) -> None:
     stored.state.Pack(state)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class LoadedGame:
     """A stored game decoded for one request. `state` is the live state the engine changes;
     `stored` holds it packed only as of the last `encode`, so every serialization of `stored`
-    goes through `encode`."""
+    goes through `encode`. One that the watch streams share (`GameWrites.load_shared`, and a
+    move's `Published.game`) is never changed."""
 
     game_id: str
     version: int

@@ -574,7 +574,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         async with self._store.watch(game_id) as notifications:
             notifications.on_overflow = lambda: cutoff.overflowed(notifications)
             if since is None:
-                game = await self._load(game_id, call)
+                game = await self._writes.load_shared(game_id, call)
                 seat = callers.seat(game, call, required=False)
                 yield pb.WatchGameResponse(view=game.view(seat))
             else:

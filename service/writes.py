@@ -7,6 +7,7 @@ it, and each feed entry with its write or after it: `before_commit`, `after_comm
 from __future__ import annotations
 
 import functools
+import weakref
 
 import structlog
 
@@ -50,6 +51,8 @@ class GameWrites:
         self.states = states
         self.watchers = WatcherCount(settings.max_watchers_per_game)
         self.notifications = RecentNotifications()
+        # The game each game's watch streams opened on, while one of them holds it.
+        self._opened: weakref.WeakValueDictionary[str, LoadedGame] = weakref.WeakValueDictionary()
 
     def watched_here(self, game_id: str) -> RecentNotifications | None:
         """The notifications to give a move of `game_id` as it is written (moves.move_commit),
@@ -73,6 +76,19 @@ class GameWrites:
 
     async def load(self, game_id: str, call: CallLog) -> LoadedGame:
         return self.decode(game_id, await self.read(game_id), call)
+
+    async def load_shared(self, game_id: str, call: CallLog) -> LoadedGame:
+        """The game as `load` reads it, for a caller that never changes it (a watch stream's
+        first view): decoded once per version while a stream holds it, where each stream kept
+        a copy of its own, about 6 KB each in the watcher benchmark's 12-seat games
+        (docs/scaling.md, "Watchers")."""
+        snapshot = await self.read(game_id)
+        game = self._opened.get(game_id)
+        if game is None or game.version != snapshot.version:
+            game = self._opened[game_id] = self.decode(game_id, snapshot, call)
+        else:
+            call.game_type = game.engine.game_type
+        return game
 
     async def load_with_log(self, game_id: str, call: CallLog) -> tuple[LoadedGame, list[bytes]]:
         found = await self.store.load_with_log(game_id)
