@@ -44,7 +44,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent import futures
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import grpc
 import uvloop
@@ -151,11 +151,20 @@ def _serve(port: int, cpu: int | None, ready: Callable[[], object]) -> None:
     uvloop.run(main())
 
 
-async def _measure(port: int, pid: int, args: argparse.Namespace) -> None:
+Unary: TypeAlias = "grpc.aio.UnaryUnaryMultiCallable[bytes, bytes]"
+Streamed: TypeAlias = "grpc.aio.UnaryStreamMultiCallable[bytes, bytes]"
+
+
+def _methods(port: int) -> tuple[grpc.aio.Channel, Unary, Unary, Streamed]:
+    """A channel to the probe's server, and its Echo, Tick and Watch."""
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
     echo = channel.unary_unary("/Floor/Echo")
     tick = channel.unary_unary("/Floor/Tick")
-    watch = channel.unary_stream("/Floor/Watch")
+    return channel, echo, tick, channel.unary_stream("/Floor/Watch")
+
+
+async def _measure(port: int, pid: int, args: argparse.Namespace) -> None:
+    channel, echo, tick, watch = _methods(port)
 
     async def caller(until: float) -> int:
         calls = 0
@@ -240,10 +249,7 @@ class _Counted:
 
 async def _count(port: int, counted: _Counted, args: argparse.Namespace) -> None:
     """The instruction figures: each measured part between a zero and a dump."""
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-    echo = channel.unary_unary("/Floor/Echo")
-    tick = channel.unary_unary("/Floor/Tick")
-    watch = channel.unary_stream("/Floor/Watch")
+    channel, echo, tick, watch = _methods(port)
 
     async def calls(count: int) -> None:
         async def caller(share: int) -> None:
@@ -275,11 +281,7 @@ async def _count(port: int, counted: _Counted, args: argparse.Namespace) -> None
 
 
 async def _ticked(
-    tick: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes],
-    watch: grpc.aio.UnaryStreamMultiCallable[bytes, bytes],
-    streams: int,
-    ticks: int,
-    counted: _Counted,
+    tick: Unary, watch: Streamed, streams: int, ticks: int, counted: _Counted
 ) -> float:
     """Instructions per tick with `streams` streams open, each tick's message received by
     every stream before the next tick."""
