@@ -163,6 +163,19 @@ def _methods(port: int) -> tuple[grpc.aio.Channel, Unary, Unary, Streamed]:
     return channel, echo, tick, channel.unary_stream("/Floor/Watch")
 
 
+def _print_ticks(
+    per_tick: dict[int, float], streams: int, ticks: int, messages: int, unit: str
+) -> None:
+    """`streams`' figure per tick and, beyond one stream, one more streamed message's: (per
+    tick with `streams` - with 1) / (streams - 1), in `unit`."""
+    figure = per_tick[streams]
+    line = f"{streams} stream(s): {ticks} ticks, {messages} messages, server {figure:,.0f} {unit}"
+    print(f"{line} per tick", flush=True)
+    if streams > 1:
+        extra = (figure - per_tick[1]) / (streams - 1)
+        print(f"  one more streamed message: {extra:,.0f} {unit}", flush=True)
+
+
 async def _measure(port: int, pid: int, args: argparse.Namespace) -> None:
     channel, echo, tick, watch = _methods(port)
 
@@ -207,15 +220,9 @@ async def _measure(port: int, pid: int, args: argparse.Namespace) -> None:
         await asyncio.sleep(0.2)  # the last messages arrive
         used = _cpu_seconds(pid) - before
         per_tick[streams] = used / sent * 1e6
-        print(
-            f"{streams} stream(s): {sent} ticks, {received[0] - held} messages,"
-            f" server {per_tick[streams]:.0f} us per tick",
-            flush=True,
-        )
+        _print_ticks(per_tick, streams, sent, received[0] - held, "us")
         if streams > 1:
-            extra = (per_tick[streams] - per_tick[1]) / (streams - 1)
             grown = (_rss_kib(pid) - rss) / streams
-            print(f"  one more streamed message: {extra:.0f} us", flush=True)
             print(f"  server memory per open stream: {grown:.1f} KiB", flush=True)
         for task in readers:
             task.cancel()
@@ -269,14 +276,7 @@ async def _count(port: int, counted: _Counted, args: argparse.Namespace) -> None
     per_tick: dict[int, float] = {}
     for streams in [1, *args.streams]:
         per_tick[streams] = await _ticked(tick, watch, streams, args.ticks, counted)
-        print(
-            f"{streams} stream(s): {args.ticks} ticks, {args.ticks * streams} messages,"
-            f" {per_tick[streams]:,.0f} instructions per tick",
-            flush=True,
-        )
-        if streams > 1:
-            extra = (per_tick[streams] - per_tick[1]) / (streams - 1)
-            print(f"  one more streamed message: {extra:,.0f} instructions", flush=True)
+        _print_ticks(per_tick, streams, args.ticks, args.ticks * streams, "instructions")
     await channel.close()
 
 
