@@ -304,21 +304,29 @@ async def _ticked(
             return False
         return received[0] == wanted[0]
 
+    async def every_stream_got(count: int) -> None:
+        """`count` ticks, each received by every stream before the next: a tick sent before a
+        stream took the last one would share its message (the server's way), so a tick whose
+        messages do not all come ends the run rather than the next one's wait."""
+        for _ in range(count):
+            if not await delivered(60.0):
+                raise SystemExit(f"a tick reached {received[0]} of {wanted[0]} messages in 60 s")
+
     readers = [asyncio.create_task(reader()) for _ in range(streams)]
     try:
         # Ticked until one reaches every stream (under callgrind a stream takes a while to
-        # open), then a few more.
+        # open), then a few more. After a tick that did not, its late messages settle before
+        # the next one counts.
         for _ in range(60):
             if await delivered(1.0):
                 break
+            await asyncio.sleep(1.0)
         else:
             raise SystemExit(f"the streams did not all open ({received[0]} messages)")
-        for _ in range(4):
-            await delivered(600)
+        await every_stream_got(4)
         await asyncio.sleep(0.5)
         counted.zero()
-        for _ in range(ticks):
-            await delivered(600)
+        await every_stream_got(ticks)
         await asyncio.sleep(0.5)
         return counted.dumped() / ticks
     finally:
