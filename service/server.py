@@ -143,6 +143,7 @@ async def start(settings: Settings, store: Store) -> Running:
             servicer.overload.calls,
             tls,
         )
+        servicer.unary_port = running.unary.port
     if settings.web_port is not None:
         running.web = await start_web_gateway(
             servicer,

@@ -193,7 +193,7 @@ def test_a_bot_seat_has_no_player_id_and_no_rematch_change(client: Croupier) -> 
     assert raised.value.reason == "INVALID_BOT_LEVEL"
     with pytest.raises(CroupierError) as raised:
         client._call(  # a request the client never sends
-            client._stub.CreateGame,
+            "CreateGame",
             pb.CreateGameRequest(rematch_of="games/" + "0" * 24, bot_levels=["strong", ""]),
             None,
         )

@@ -32,7 +32,7 @@ def game(client: Croupier) -> pb.CreateGameResponse:
 
 def test_create_without_game_type_is_invalid_argument(client: Croupier) -> None:
     request = pb.CreateGameRequest(seats=3)
-    stub_error = refused(client._call, client._stub.CreateGame, request, None)
+    stub_error = refused(client._call, "CreateGame", request, None)
     assert stub_error.code == grpc.StatusCode.INVALID_ARGUMENT
     assert stub_error.reason == "GAME_TYPE_MISSING"
     assert stub_error.field_violations[0][0] == "options"

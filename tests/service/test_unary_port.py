@@ -3,17 +3,22 @@ the unary calls and hands them to the same servicer as the grpc.aio port. On rea
 a real redis-server: a game played through it reaches a watcher on the main port and its store
 replays; each call is logged; a refusal is the same status on both ports; WatchGame is not
 served there; a burst beyond --max-calls-in-flight is refused at once with OVERLOADED, counted
-and logged as the main port's refusals are, and the server still drains on SIGTERM."""
+and logged as the main port's refusals are, and the server still drains on SIGTERM. The Python
+client learns the port from GetServerInfo and keeps to the gRPC port when it cannot reach it
+(servers reached through real TCP forwarders on 127.0.0.2)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
+import socket
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent import futures
 from pathlib import Path
 
 import grpc
@@ -21,12 +26,13 @@ import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from croupier.client import Croupier
+from croupier.client import Croupier, host_of
 from croupier.errors import CroupierError
 from croupier.local import LocalServer, wait_serving
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
+from tests.forwarder import Forwarder
 from tests.scrape import fallen, metric, wait_metric
 from tests.service.conftest import UNLIMITED
 from tests.service.helpers import assert_replays, create, game_id, play_to_end, status_of
@@ -122,11 +128,130 @@ def test_the_python_client_sends_its_unary_calls_to_unary_target(ports: Ports) -
         assert refused.value.code == grpc.StatusCode.UNIMPLEMENTED
 
 
+ELSEWHERE = "127.0.0.2"  # the servers listen on 127.0.0.1; forwarders reach them here
+
+
+def _port(target: str) -> int:
+    return int(target.rpartition(":")[2])
+
+
+def test_server_info_names_the_unary_port_on_both_ports(ports: Ports, store: EmbeddedRedis) -> None:
+    for target in (ports.server.target, ports.unary):
+        with Croupier(target) as croupier:
+            assert croupier.server_info().unary_port == _port(ports.unary)
+    with LocalServer(store.url) as without, Croupier(without.target) as croupier:
+        assert croupier.server_info().unary_port == 0
+        create(croupier, "one_card", 2, seed=8)
+        assert croupier.unary_target is None
+
+
+def test_the_python_client_learns_the_unary_port_and_uses_it(ports: Ports) -> None:
+    """Reached through 127.0.0.2, the client learns the unary port there; once it has, a
+    whole game is played with the gRPC port cut off, and only `watch` needs that port."""
+    main_port, unary_port = _port(ports.server.target), _port(ports.unary)
+    with (
+        Forwarder((ELSEWHERE, main_port), ("127.0.0.1", main_port)) as main,
+        Forwarder((ELSEWHERE, unary_port), ("127.0.0.1", unary_port)),
+        Croupier(f"{ELSEWHERE}:{main_port}", max_attempts=1) as croupier,
+    ):
+        assert croupier.unary_target is None  # asked for at the first call, not before
+        created = create(croupier, "trinity", 3, seed=24)
+        assert croupier.unary_target == f"{ELSEWHERE}:{unary_port}"
+        assert next(croupier.watch(created.name)).view.name == created.name
+        main.close()
+        final, moves = play_to_end([croupier], created, seed=24)
+        assert final.HasField("result") and moves > 0
+        with pytest.raises(CroupierError) as cut:
+            next(croupier.watch(created.name))
+        assert cut.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+@pytest.mark.parametrize("unary_port_is", ["refused", "silent"])
+def test_a_learned_port_the_client_cannot_reach_leaves_it_on_the_grpc_port(
+    ports: Ports, unary_port_is: str
+) -> None:
+    """The unary port named by the server, seen from 127.0.0.2: nothing listens there
+    (connections refused), or a listener that never answers (the client waits CONNECT_TIMEOUT
+    for it). Either way the first call and every later one are served on the gRPC port."""
+    main_port, unary_port = _port(ports.server.target), _port(ports.unary)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(Forwarder((ELSEWHERE, main_port), ("127.0.0.1", main_port)))
+        if unary_port_is == "silent":
+            stack.enter_context(socket.create_server((ELSEWHERE, unary_port)))
+        croupier = stack.enter_context(Croupier(f"{ELSEWHERE}:{main_port}", max_attempts=1))
+        created = create(croupier, "one_card", 2, seed=9)
+        assert croupier.unary_target is None
+        final, _ = play_to_end([croupier], created, seed=9)
+        assert final.HasField("result")
+
+
+def test_a_learned_port_that_goes_away_is_given_up_and_the_call_sent_again(
+    ports: Ports,
+) -> None:
+    main_port, unary_port = _port(ports.server.target), _port(ports.unary)
+    with (
+        Forwarder((ELSEWHERE, main_port), ("127.0.0.1", main_port)),
+        Forwarder((ELSEWHERE, unary_port), ("127.0.0.1", unary_port)) as unary,
+        Croupier(f"{ELSEWHERE}:{main_port}") as croupier,
+    ):
+        created = create(croupier, "one_card", 2, seed=10)
+        assert croupier.unary_target == f"{ELSEWHERE}:{unary_port}"
+        unary.close()
+        assert croupier.get(created.name).name == created.name  # sent again on the gRPC port
+        assert croupier.unary_target is None
+        final, _ = play_to_end([croupier], created, seed=10)
+        assert final.HasField("result")
+
+
+def test_a_server_without_server_info_is_asked_once(ports: Ports) -> None:
+    """A server that predates GetServerInfo (here a gRPC server with no method at all)
+    answers UNIMPLEMENTED: the client keeps to its port and does not ask again. A client
+    given the unary port itself as its target keeps to it."""
+    asked: list[str] = []
+
+    class Nothing(grpc.GenericRpcHandler):  # type: ignore[misc]  # grpc is untyped here
+        def service(self, details: grpc.HandlerCallDetails) -> None:
+            asked.append(details.method.rpartition("/")[2])
+
+    older = grpc.server(futures.ThreadPoolExecutor(2), handlers=(Nothing(),))
+    port = older.add_insecure_port("127.0.0.1:0")
+    older.start()
+    try:
+        with Croupier(f"127.0.0.1:{port}", max_attempts=1) as croupier:
+            for _ in range(2):
+                with pytest.raises(CroupierError) as refused:
+                    croupier.get("games/" + "0" * 24)
+                assert refused.value.code == grpc.StatusCode.UNIMPLEMENTED
+    finally:
+        older.stop(None)
+    assert asked == ["GetServerInfo", "GetGame", "GetGame"]
+    with Croupier(ports.unary) as croupier:
+        create(croupier, "one_card", 2, seed=11)
+        assert croupier.unary_target is None
+
+
+@pytest.mark.parametrize(
+    ("target", "host"),
+    [
+        ("localhost:50051", "localhost"),
+        ("10.0.0.7:50051", "10.0.0.7"),
+        ("[::1]:50051", "[::1]"),
+        ("dns:///croupier.games.svc:50051", "croupier.games.svc"),
+        ("unix:/run/croupier.sock", None),
+        ("ipv4:10.0.0.1:50051,10.0.0.2:50051", None),
+        ("localhost", None),
+        ("::1:50051", None),
+    ],
+)
+def test_the_host_a_learned_port_is_reached_on(target: str, host: str | None) -> None:
+    assert host_of(target) == host
+
+
 def _refusals(target: str, name: str, credentials: list[str]) -> list[CroupierError]:
     """The same three refused calls: a move out of turn, a bad credential, bytes that are not
     an ApplyMoveRequest."""
     found = []
-    with Croupier(target, max_attempts=1) as croupier:
+    with Croupier(target, max_attempts=1, learn_unary_port=False) as croupier:
         view = croupier.get(name)
         waiting = next(s for s in range(view.seats) if s not in view.active_seats)
         active = view.active_seats[0]

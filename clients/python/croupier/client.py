@@ -9,10 +9,11 @@ with Croupier("localhost:50051") as croupier:
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Callable, Generator, Iterator, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 from google.protobuf.message import Message
@@ -21,8 +22,6 @@ from croupier.errors import CroupierError
 from croupier.messages import game_of_options, wrap_move
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
-
-T = TypeVar("T")
 
 # What gRPC itself retries, with exponential backoff (randomized, so that the calls refused
 # together do not come back together): UNAVAILABLE only, the code of calls the server refused
@@ -48,8 +47,114 @@ def service_config(max_attempts: int = MAX_ATTEMPTS) -> str:
     return json.dumps({"methodConfig": [method]})
 
 
+# How long a unary port learned from the server has to accept a connection before the client
+# keeps to the gRPC port: a port the client cannot reach (a firewall, a mapped port) must not
+# hold up its first call for long. A connection on a network that works takes milliseconds.
+CONNECT_TIMEOUT = 2.0
+
+
 def _metadata(credential: str | None) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {credential}")] if credential else []
+
+
+def host_of(target: str) -> str | None:
+    """The host of a `host:port` target (`[::1]` kept in brackets; a `dns:///` prefix
+    allowed), or None for any other form of target (`unix:`, `ipv4:` lists, ...)."""
+    address = target.removeprefix("dns:///")
+    host, colon, port = address.rpartition(":")
+    if not colon or not host or not port.isdigit():
+        return None
+    if host.startswith("["):
+        return host if host.endswith("]") else None
+    return None if ":" in host or "/" in host else host
+
+
+def _connects(channel: grpc.Channel) -> bool:
+    """Whether `channel` connects within CONNECT_TIMEOUT; False as soon as a try fails."""
+    settled = threading.Event()
+    states: list[grpc.ChannelConnectivity] = []
+
+    def seen(state: grpc.ChannelConnectivity) -> None:
+        states.append(state)
+        if state in (grpc.ChannelConnectivity.READY, grpc.ChannelConnectivity.TRANSIENT_FAILURE):
+            settled.set()
+
+    channel.subscribe(seen, try_to_connect=True)
+    try:
+        settled.wait(CONNECT_TIMEOUT)
+    finally:
+        channel.unsubscribe(seen)
+    return grpc.ChannelConnectivity.READY in states
+
+
+class _Route:
+    """Where the calls but WatchGame go: to the unary target given; else, when learning, to the
+    unary port the server names in GetServerInfo (asked once, before the first call, on the
+    gRPC port) if a connection to it opens within CONNECT_TIMEOUT; else to the gRPC port.
+    A learned port that later refuses connections is given up for the client's life and the
+    call sent again on the gRPC port (every call is safe to send twice: docs/api.md)."""
+
+    def __init__(
+        self,
+        channel: grpc.Channel,
+        target: str,
+        connect: Callable[[str], grpc.Channel],
+        unary_target: str | None,
+        learn: bool,
+        timeout: float | None,
+    ) -> None:
+        self.main = GameServiceStub(channel)
+        self.unary_target = unary_target
+        self.channels: list[grpc.Channel] = []  # closed with the client
+        self.stub = self.main
+        if unary_target:
+            self.channels.append(connect(unary_target))
+            self.stub = GameServiceStub(self.channels[0])
+        self._target = target.removeprefix("dns:///")
+        self._host = host_of(target) if learn and not unary_target else None
+        self._connect = connect
+        self._timeout = timeout
+        self._learned: GameServiceStub | None = None
+        self._lock = threading.Lock()
+
+    def current(self) -> GameServiceStub:
+        if self._host is not None:
+            with self._lock:
+                if self._host is not None:
+                    self._learn(self._host)
+        return self.stub
+
+    def _learn(self, host: str) -> None:
+        try:
+            info = self.main.GetServerInfo(pb.GetServerInfoRequest(), timeout=self._timeout)
+        except grpc.RpcError as error:
+            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                return  # the server is not there yet: ask again at the next call
+            self._host = None  # a server without GetServerInfo: the gRPC port it is
+            return
+        self._host = None
+        address = f"{host}:{info.unary_port}"
+        if not info.unary_port or address == self._target:  # none, or `target` is that port
+            return
+        channel = self._connect(address)
+        if not _connects(channel):
+            channel.close()
+            return
+        self.channels.append(channel)
+        self.stub = self._learned = GameServiceStub(channel)
+        self.unary_target = address
+
+    def gave_up(self, stub: GameServiceStub, error: CroupierError) -> bool:
+        """Whether `error`, from a call through `stub`, was the learned port refusing the
+        connection; if so the route keeps to the gRPC port from now on."""
+        unreachable = error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "UNAVAILABLE"
+        if stub is not self._learned or not unreachable:
+            return False
+        with self._lock:
+            # Its channel stays open until the client closes: calls of other threads may
+            # still be on it.
+            self.stub, self._learned, self.unary_target = self.main, None, None
+        return True
 
 
 class Croupier:
@@ -64,12 +169,15 @@ class Croupier:
         operator_key: str | None = None,
         max_attempts: int = MAX_ATTEMPTS,
         unary_target: str | None = None,
+        learn_unary_port: bool = True,
     ) -> None:
         """`credentials`: TLS channel credentials (e.g. grpc.ssl_channel_credentials(root));
         `operator_key`: sent with CreateGame to servers that restrict who creates games;
         `max_attempts`: tries of a call answered UNAVAILABLE (1: no retry), within `timeout`;
         `unary_target`: the server's unary port (`croupier-server --unary-port`, docs/api.md):
-        every call but `watch` goes there, `watch` to `target`."""
+        every call but `watch` goes there, `watch` to `target`. Without it the client asks the
+        server for its unary port before its first call and uses it if it can connect to it
+        (on the host of `target`), unless `learn_unary_port` is False."""
         options = [("grpc.service_config", service_config(max_attempts))]
 
         def connect(address: str) -> grpc.Channel:
@@ -78,19 +186,38 @@ class Croupier:
             return grpc.insecure_channel(address, options=options)
 
         self.channel = connect(target)
-        self._watch_stub = GameServiceStub(self.channel)
-        self._unary_channel = connect(unary_target) if unary_target else None
-        self._stub = (
-            GameServiceStub(self._unary_channel) if self._unary_channel else self._watch_stub
-        )
+        self._route = _Route(self.channel, target, connect, unary_target, learn_unary_port, timeout)
         self.timeout = timeout
         self.operator_key = operator_key
 
-    def _call(self, method: Callable[..., T], request: Message, credential: str | None) -> T:
+    @property
+    def unary_target(self) -> str | None:
+        """Where the calls but `watch` go when not to `target`: the unary target given, or
+        the unary port learned from the server (known after the first call)."""
+        return self._route.unary_target
+
+    def server_info(self) -> pb.GetServerInfoResponse:
+        """What the server tells its clients of itself (its unary port), asked on `target`."""
+        response: pb.GetServerInfoResponse = self._call(
+            "GetServerInfo", pb.GetServerInfoRequest(), None, self._route.main
+        )
+        return response
+
+    def _call(
+        self,
+        rpc: str,
+        request: Message,
+        credential: str | None,
+        stub: GameServiceStub | None = None,
+    ) -> Any:
+        stub = stub or self._route.current()
         try:
-            return method(request, metadata=_metadata(credential), timeout=self.timeout)
-        except grpc.RpcError as error:
-            raise CroupierError.from_rpc_error(error) from None
+            return getattr(stub, rpc)(request, metadata=_metadata(credential), timeout=self.timeout)
+        except grpc.RpcError as rpc_error:
+            error = CroupierError.from_rpc_error(rpc_error)
+        if self._route.gave_up(stub, error):
+            return self._call(rpc, request, credential)
+        raise error
 
     def create(
         self,
@@ -131,9 +258,7 @@ class Croupier:
             request.clock.CopyFrom(clock)
         elif clock_seconds:
             request.clock.seconds_per_decision = clock_seconds
-        response: pb.CreateGameResponse = self._call(
-            self._stub.CreateGame, request, self.operator_key
-        )
+        response: pb.CreateGameResponse = self._call("CreateGame", request, self.operator_key)
         return response
 
     def rematch(self, name: str, credential: str | None = None) -> pb.CreateGameResponse:
@@ -141,7 +266,7 @@ class Croupier:
         every later call): each seat plays it with its credential of `name`. `credential`: a
         seat's of `name`; without one, the client's operator key."""
         response: pb.CreateGameResponse = self._call(
-            self._stub.CreateGame,
+            "CreateGame",
             pb.CreateGameRequest(rematch_of=name),
             credential or self.operator_key,
         )
@@ -166,13 +291,13 @@ class Croupier:
             display_name=display_name,
             request_id=request_id or str(uuid.uuid4()),
         )
-        response: pb.JoinGameResponse = self._call(self._stub.JoinGame, request, None)
+        response: pb.JoinGameResponse = self._call("JoinGame", request, None)
         return response
 
     def leave(self, name: str, credential: str) -> pb.GameView:
         """Free the credential's seat (before the first move); the public view after it."""
         response: pb.LeaveGameResponse = self._call(
-            self._stub.LeaveGame, pb.LeaveGameRequest(name=name), credential
+            "LeaveGame", pb.LeaveGameRequest(name=name), credential
         )
         return response.view
 
@@ -182,7 +307,7 @@ class Croupier:
         """One page of games, newest first: with the client's operator key every game, else
         the lobby (public games with open seats). `filter`, e.g. `status = waiting`."""
         response: pb.ListGamesResponse = self._call(
-            self._stub.ListGames,
+            "ListGames",
             pb.ListGamesRequest(filter=filter, page_size=page_size, page_token=page_token),
             self.operator_key,
         )
@@ -201,7 +326,7 @@ class Croupier:
     def reissue(self, name: str, seat: int) -> str:
         """A new credential for `seat` (needs the operator key); the old one is refused."""
         response: pb.ReissueCredentialResponse = self._call(
-            self._stub.ReissueCredential,
+            "ReissueCredential",
             pb.ReissueCredentialRequest(name=name, seat=seat),
             self.operator_key,
         )
@@ -210,7 +335,7 @@ class Croupier:
     def record(self, name: str, credential: str | None = None) -> pb.GameRecord:
         """The record of a finished game, to a seat's credential or the operator key."""
         response: pb.GetGameRecordResponse = self._call(
-            self._stub.GetGameRecord,
+            "GetGameRecord",
             pb.GetGameRecordRequest(name=name),
             credential or self.operator_key,
         )
@@ -218,13 +343,13 @@ class Croupier:
 
     def get(self, name: str, credential: str | None = None) -> pb.GameView:
         response: pb.GetGameResponse = self._call(
-            self._stub.GetGame, pb.GetGameRequest(name=name), credential
+            "GetGame", pb.GetGameRequest(name=name), credential
         )
         return response.view
 
     def legal_moves(self, name: str, credential: str) -> list[pb.Move]:
         response: pb.ListLegalMovesResponse = self._call(
-            self._stub.ListLegalMoves, pb.ListLegalMovesRequest(name=name), credential
+            "ListLegalMoves", pb.ListLegalMovesRequest(name=name), credential
         )
         return list(response.moves)
 
@@ -242,7 +367,7 @@ class Croupier:
             etag=etag,
             request_id=request_id or str(uuid.uuid4()),
         )
-        response: pb.ApplyMoveResponse = self._call(self._stub.ApplyMove, request, credential)
+        response: pb.ApplyMoveResponse = self._call("ApplyMove", request, credential)
         return response
 
     def watch(
@@ -254,7 +379,7 @@ class Croupier:
         starts with every move made after it instead of the view now, so nothing is missed
         (its last message is the view now, turn clock included: docs/api.md, WatchGame).
         Resume that way after a CroupierError with reason WATCH_TOO_SLOW or UNAVAILABLE."""
-        stream: Any = self._watch_stub.WatchGame(
+        stream: Any = self._route.main.WatchGame(
             pb.WatchGameRequest(name=name, since_etag=since_etag), metadata=_metadata(credential)
         )
         try:
@@ -266,8 +391,8 @@ class Croupier:
 
     def close(self) -> None:
         self.channel.close()
-        if self._unary_channel is not None:
-            self._unary_channel.close()
+        for channel in self._route.channels:
+            channel.close()
 
     def __enter__(self) -> Croupier:
         return self

@@ -1156,6 +1156,48 @@ class GetGameRecordResponse(_message.Message):
 Global___GetGameRecordResponse: _TypeAlias = GetGameRecordResponse  # noqa: Y015
 
 @_typing.final
+class GetServerInfoRequest(_message.Message):
+    """Request of GetServerInfo."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetServerInfoRequest: _TypeAlias = GetServerInfoRequest  # noqa: Y015
+
+@_typing.final
+class GetServerInfoResponse(_message.Message):
+    """Response of GetServerInfo."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UNARY_PORT_FIELD_NUMBER: _builtins.int
+    unary_port: _builtins.int
+    """The server's unary port (`croupier-server --unary-port`), on the host the client reached
+    this server by: the same GameService for every RPC but WatchGame, served by a synchronous
+    gRPC server that costs less per call on some machines. 0: the server has none.
+    """
+    def __init__(
+        self,
+        *,
+        unary_port: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["unary_port", b"unary_port"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetServerInfoResponse: _TypeAlias = GetServerInfoResponse  # noqa: Y015
+
+@_typing.final
 class GameRecord(_message.Message):
     """The complete record of a finished game: with it, the engines replay the game move for move
     (`croupier-play --replay FILE` reads its protobuf JSON).

@@ -93,6 +93,11 @@ class GameServiceStub:
                 request_serializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
                 _registered_method=True)
+        self.GetServerInfo = channel.unary_unary(
+                '/croupier.v1.GameService/GetServerInfo',
+                request_serializer=croupier_dot_v1_dot_game__service__pb2.GetServerInfoRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_game__service__pb2.GetServerInfoResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -207,6 +212,16 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetServerInfo(self, request, context):
+        """What a client needs to know of this server to reach it well: the port where it takes
+        every call but WatchGame, if it has one. The clients ask once, before their first call,
+        and send their calls there when they can connect to it. No credential is needed.
+        Codes: UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -259,6 +274,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetGameRecord,
                     request_deserializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.SerializeToString,
+            ),
+            'GetServerInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetServerInfo,
+                    request_deserializer=croupier_dot_v1_dot_game__service__pb2.GetServerInfoRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_game__service__pb2.GetServerInfoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -540,6 +560,33 @@ class GameService:
             '/croupier.v1.GameService/GetGameRecord',
             croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
             croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetServerInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.GameService/GetServerInfo',
+            croupier_dot_v1_dot_game__service__pb2.GetServerInfoRequest.SerializeToString,
+            croupier_dot_v1_dot_game__service__pb2.GetServerInfoResponse.FromString,
             options,
             channel_credentials,
             insecure,

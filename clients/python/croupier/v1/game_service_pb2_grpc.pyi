@@ -102,6 +102,12 @@ class GameServiceStub:
     Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
     FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
     """
+    GetServerInfo: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetServerInfoRequest, _game_service_pb2.GetServerInfoResponse]
+    """What a client needs to know of this server to reach it well: the port where it takes
+    every call but WatchGame, if it has one. The clients ask once, before their first call,
+    and send their calls there when they can connect to it. No credential is needed.
+    Codes: UNAVAILABLE.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -176,6 +182,12 @@ class GameServiceAsyncStub(GameServiceStub):
     any of its seats or the operator. Refused while the game runs: the seed reveals the deck.
     Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
     FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
+    """
+    GetServerInfo: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetServerInfoRequest, _game_service_pb2.GetServerInfoResponse]  # type: ignore[assignment]
+    """What a client needs to know of this server to reach it well: the port where it takes
+    every call but WatchGame, if it has one. The clients ask once, before their first call,
+    and send their calls there when they can connect to it. No credential is needed.
+    Codes: UNAVAILABLE.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -308,6 +320,18 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         any of its seats or the operator. Refused while the game runs: the seed reveals the deck.
         Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
         FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
+        """
+
+    @_abc_1.abstractmethod
+    def GetServerInfo(
+        self,
+        request: _game_service_pb2.GetServerInfoRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.GetServerInfoResponse, _abc.Awaitable[_game_service_pb2.GetServerInfoResponse]]:
+        """What a client needs to know of this server to reach it well: the port where it takes
+        every call but WatchGame, if it has one. The clients ask once, before their first call,
+        and send their calls there when they can connect to it. No credential is needed.
+        Codes: UNAVAILABLE.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
