@@ -14,6 +14,7 @@ import {
   type CreateGameResponse,
   type GameRecord,
   type GameView,
+  type GetServerInfoResponse,
   type JoinGameResponse,
   type ListGamesResponse,
   type ListLegalMovesResponse,
@@ -63,6 +64,9 @@ export interface CroupierOptions {
   /** A transport for every call but `watch`: the server's unary port (`croupier-server
    * --unary-port`, docs/api.md), which serves no WatchGame; `watch` stays on the first. */
   unaryTransport?: Transport;
+  /** Where `unaryTransport` sends its calls now, when not where the first transport does
+   * (`host:port`), for `Croupier.unaryTarget`. */
+  currentUnaryTarget?: () => string | undefined;
 }
 
 export interface CreateOptions {
@@ -117,6 +121,7 @@ export class Croupier {
   private readonly onClose: (() => void) | undefined;
   private readonly retry: Required<RetryPolicy>;
   private readonly operatorKey: string | undefined;
+  private readonly unaryTargetNow: () => string | undefined;
 
   constructor(transport: Transport, options: CroupierOptions = {}) {
     this.service = createClient(GameService, options.unaryTransport ?? transport);
@@ -125,6 +130,18 @@ export class Croupier {
     this.onClose = options.onClose;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.operatorKey = options.operatorKey;
+    this.unaryTargetNow = options.currentUnaryTarget ?? (() => undefined);
+  }
+
+  /** Where the calls but `watch` go when not to the server's gRPC port: the unary target
+   * given, or the unary port learned from the server (known after the first call). */
+  get unaryTarget(): string | undefined {
+    return this.unaryTargetNow();
+  }
+
+  /** What the server tells its clients of itself (its unary port), asked on its gRPC port. */
+  serverInfo(): Promise<GetServerInfoResponse> {
+    return this.call(() => this.watchService.getServerInfo({}, this.options(undefined)));
   }
 
   private options(credential: string | undefined, signal?: AbortSignal): CallOptions {
