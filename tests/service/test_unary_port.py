@@ -139,7 +139,8 @@ def test_server_info_names_the_unary_port_on_both_ports(ports: Ports, store: Emb
     for target in (ports.server.target, ports.unary):
         with Croupier(target) as croupier:
             assert croupier.server_info().unary_port == _port(ports.unary)
-    with LocalServer(store.url) as without, Croupier(without.target) as croupier:
+    off = ("--unary-port", "off")
+    with LocalServer(store.url, extra_args=off) as without, Croupier(without.target) as croupier:
         assert croupier.server_info().unary_port == 0
         create(croupier, "one_card", 2, seed=8)
         assert croupier.unary_target is None
@@ -166,18 +167,25 @@ def test_the_python_client_learns_the_unary_port_and_uses_it(ports: Ports) -> No
         assert cut.value.code == grpc.StatusCode.UNAVAILABLE
 
 
-@pytest.mark.parametrize("unary_port_is", ["refused", "silent"])
+@pytest.mark.parametrize("unary_port_is", ["refused", "silent", "another server's"])
 def test_a_learned_port_the_client_cannot_reach_leaves_it_on_the_grpc_port(
     ports: Ports, unary_port_is: str
 ) -> None:
     """The unary port named by the server, seen from 127.0.0.2: nothing listens there
-    (connections refused), or a listener that never answers (the client waits CONNECT_TIMEOUT
-    for it). Either way the first call and every later one are served on the gRPC port."""
+    (connections refused), a listener that never answers (the client waits CONNECT_TIMEOUT
+    for it), or another gRPC server (which does not name that port). Either way the first call
+    and every later one are served on the gRPC port."""
     main_port, unary_port = _port(ports.server.target), _port(ports.unary)
     with contextlib.ExitStack() as stack:
         stack.enter_context(Forwarder((ELSEWHERE, main_port), ("127.0.0.1", main_port)))
         if unary_port_is == "silent":
             stack.enter_context(socket.create_server((ELSEWHERE, unary_port)))
+        if unary_port_is == "another server's":
+            other = grpc.server(futures.ThreadPoolExecutor(1))
+            other_port = other.add_insecure_port("127.0.0.1:0")
+            other.start()
+            stack.callback(other.stop, None)
+            stack.enter_context(Forwarder((ELSEWHERE, unary_port), ("127.0.0.1", other_port)))
         croupier = stack.enter_context(Croupier(f"{ELSEWHERE}:{main_port}", max_attempts=1))
         created = create(croupier, "one_card", 2, seed=9)
         assert croupier.unary_target is None

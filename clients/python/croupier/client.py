@@ -69,6 +69,21 @@ def host_of(target: str) -> str | None:
     return None if ":" in host or "/" in host else host
 
 
+def _answers(channel: grpc.Channel, unary_port: int) -> bool:
+    """Whether the server's unary port answers on `channel`: a connection within
+    CONNECT_TIMEOUT (no waiting once a try fails), where GetServerInfo names the same port (not
+    some other server that happens to listen there)."""
+    if not _connects(channel):
+        return False
+    try:
+        info = GameServiceStub(channel).GetServerInfo(
+            pb.GetServerInfoRequest(), timeout=CONNECT_TIMEOUT
+        )
+    except grpc.RpcError:
+        return False
+    return bool(info.unary_port == unary_port)
+
+
 def _connects(channel: grpc.Channel) -> bool:
     """Whether `channel` connects within CONNECT_TIMEOUT; False as soon as a try fails."""
     settled = threading.Event()
@@ -90,7 +105,7 @@ def _connects(channel: grpc.Channel) -> bool:
 class _Route:
     """Where the calls but WatchGame go: to the unary target given; else, when learning, to the
     unary port the server names in GetServerInfo (asked once, before the first call, on the
-    gRPC port) if a connection to it opens within CONNECT_TIMEOUT; else to the gRPC port.
+    gRPC port) if it answers there within CONNECT_TIMEOUT; else to the gRPC port.
     A learned port that later refuses connections is given up for the client's life and the
     call sent again on the gRPC port (every call is safe to send twice: docs/api.md)."""
 
@@ -137,7 +152,7 @@ class _Route:
         if not info.unary_port or address == self._target:  # none, or `target` is that port
             return
         channel = self._connect(address)
-        if not _connects(channel):
+        if not _answers(channel, info.unary_port):
             channel.close()
             return
         self.channels.append(channel)
@@ -195,6 +210,12 @@ class Croupier:
         """Where the calls but `watch` go when not to `target`: the unary target given, or
         the unary port learned from the server (known after the first call)."""
         return self._route.unary_target
+
+    def learn_unary_port(self) -> str | None:
+        """Learn the unary port now rather than at the first call (when learning, and not yet
+        done); `unary_target` after it."""
+        self._route.current()
+        return self.unary_target
 
     def server_info(self) -> pb.GetServerInfoResponse:
         """What the server tells its clients of itself (its unary port), asked on `target`."""

@@ -58,8 +58,8 @@ function urlOf(address: string): string {
 /**
  * The transport of every call but `watch` when the client learns the unary port: before the
  * first call it asks the server (GetServerInfo on the gRPC port) and, when the server names a
- * port, asks again there; if that answers within LEARN_TIMEOUT_MS, the calls go there, else
- * to the gRPC port. A learned port that later cannot be reached is given up for the client's
+ * port, asks again there; if that answers within LEARN_TIMEOUT_MS, naming the same port, the
+ * calls go there, else to the gRPC port. A learned port that later cannot be reached is given up for the client's
  * life and the call sent again on the gRPC port (every call is safe to send twice).
  */
 class LearnedRoute implements Transport {
@@ -132,7 +132,11 @@ class LearnedRoute implements Transport {
     }
     const transport = this.transportTo(url.origin);
     try {
-      await createClient(GameService, transport).getServerInfo({}, { timeoutMs: LEARN_TIMEOUT_MS });
+      // The same server's unary port names itself, where some other server would not.
+      const there = await createClient(GameService, transport).getServerInfo({}, { timeoutMs: LEARN_TIMEOUT_MS });
+      if (there.unaryPort !== port) {
+        return this.main;
+      }
     } catch {
       return this.main;
     }
