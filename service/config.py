@@ -162,11 +162,12 @@ class Settings:
         " port); off when unset",
     )
     unary_port: int | None = _setting(
-        None,
+        0,
         "CROUPIER_UNARY_PORT",
         "a second gRPC port where a synchronous server takes the unary calls (every method but"
-        " WatchGame) for the same servicer: cheaper per call on some machines (docs/api.md,"
-        ' "The unary port"); 0: any free port; off when unset',
+        " WatchGame) for the same servicer, which the clients learn and use where they can"
+        ' reach it: cheaper per call on most machines measured (docs/api.md, "The unary'
+        ' port"); 0: any free port; off: none',
     )
     web_origins: str = _setting(
         "",
@@ -214,12 +215,19 @@ def parse_bool(text: str) -> bool:
     raise ValueError(f"{text!r} is not a boolean (true/false, 1/0, yes/no, on/off)")
 
 
+def _int_or_off(text: str) -> int | None:
+    return None if text.strip().lower() == "off" else int(text)
+
+
 def _parser_of(annotation: Any) -> Callable[[str], Any]:
-    """How to read a setting of type `annotation` from text (`int | None` is read as int)."""
-    if isinstance(annotation, types.UnionType):
+    """How to read a setting of type `annotation` from text (`int | None`: an int, or `off`)."""
+    optional = isinstance(annotation, types.UnionType)
+    if optional:
         (annotation,) = [a for a in typing.get_args(annotation) if a is not type(None)]
     if annotation is bool:
         return parse_bool
+    if optional and annotation is int:
+        return _int_or_off
     if annotation in (int, float, str):
         parse: Callable[[str], Any] = annotation
         return parse
@@ -287,4 +295,6 @@ def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
             args += [_flag(f.name) if value else "--no-" + _flag(f.name).removeprefix("--")]
         elif value is not None:
             args += [_flag(f.name), str(value)]
+        elif f.default is not None:  # turned off, where the default is on
+            args += [_flag(f.name), "off"]
     return args, env

@@ -62,12 +62,15 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
     """Start `settings.workers` server processes on one port; forward SIGTERM/SIGINT to them
     and restart any that dies unexpectedly."""
     port = settings.port or free_port()
+    # One unary port for all of them too: a client learns it from whichever worker answers.
+    unary_port = None if settings.unary_port is None else settings.unary_port or free_port()
 
     def spawn(index: int) -> subprocess.Popen[bytes]:
         child = dataclasses.replace(
             settings,
             workers=1,
             port=port,
+            unary_port=unary_port,
             redis_url=redis_url,
             reuse_port=True,
             metrics_port=settings.metrics_port + index if settings.metrics_port else 0,
@@ -93,6 +96,7 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         count=settings.workers,
         host=settings.host,
         port=port,
+        unary_port=unary_port,
         # The workers share the web port (SO_REUSEPORT); each serves its own metrics.
         web_port=settings.web_port,
         metrics_ports=[settings.metrics_port + i for i in range(settings.workers)]

@@ -41,6 +41,19 @@ def test_environment_values_take_their_declared_types() -> None:
     assert (settings.web_port, settings.log_format) == (8080, "console")
 
 
+def test_the_unary_port_is_on_by_default_and_off_when_told() -> None:
+    assert parse([], environ={}).unary_port == 0  # any free port
+    assert parse(["--unary-port", "off"], environ={}).unary_port is None
+    assert parse([], environ={"CROUPIER_UNARY_PORT": "OFF"}).unary_port is None
+    assert parse(["--unary-port", "50052"], environ={"CROUPIER_UNARY_PORT": "off"}).unary_port == (
+        50052
+    )
+    # What --workers hands its processes keeps it off.
+    off = parse(["--unary-port", "off"], environ={})
+    args, environ = to_args(off)
+    assert parse(args, environ=environ).unary_port is None
+
+
 def test_a_malformed_environment_value_is_an_error_naming_the_variable(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

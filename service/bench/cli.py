@@ -105,21 +105,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--server-pid", type=int, help="pid of the --target server, for its CPU")
     parser.add_argument(
-        "--unary-port",
+        "--grpc-port",
         action="store_true",
-        help="start the server with a unary port (croupier-server --unary-port) and send the"
-        " service benchmark's calls there (with --target: give the unary port as the target)",
+        help="send the service benchmark's calls to the server's gRPC port; by default they go"
+        " where a client's go, to the unary port the server names (GetServerInfo) when it has one",
     )
     parser.add_argument(
         "--compare-ports",
         action="store_true",
-        help="start the server with a unary port too (with --target: give --unary-target) and"
-        " run each phase twice in a row, on the gRPC port and then on the unary port: the"
+        help="run each phase twice in a row, on the gRPC port and then on the unary port: the"
         " server's CPU per call on each, side by side",
     )
     parser.add_argument(
         "--unary-target",
-        help="with --target and --compare-ports: host:port of the running server's unary port",
+        help="with --target: host:port of the running server's unary port, where not where it"
+        " names it (GetServerInfo, on the host of --target)",
     )
     parser.add_argument(
         "--redis-url",
@@ -232,25 +232,18 @@ def main(argv: list[str] | None = None) -> None:
             "--client blocking keeps one call in flight per process: raise"
             " --client-processes to --concurrency, or use --client async"
         )
-    ports = args.unary_port or args.compare_ports
-    if args.target and (args.redis_cluster or args.server_arg or args.unary_port):
-        parser.error(
-            "--redis-cluster/--server-arg/--unary-port shape a server started here: not with"
-            " --target"
-        )
-    if args.unary_target and not (args.target and args.compare_ports):
-        parser.error(
-            "--unary-target is the running server's unary port: with --target and --compare-ports"
-        )
-    if args.target and args.compare_ports and not args.unary_target:
-        parser.error("--compare-ports against a running server needs its --unary-target")
+    ports = args.grpc_port or args.compare_ports
+    if args.target and (args.redis_cluster or args.server_arg):
+        parser.error("--redis-cluster/--server-arg shape a server started here: not with --target")
+    if args.unary_target and not args.target:
+        parser.error("--unary-target is the running server's unary port: with --target")
     if ports and (args.watchers or args.long_game or args.bot_games or args.bots):
         parser.error(
-            "--unary-port and --compare-ports are for the service benchmark: the other modes"
-            " watch games"
+            "--grpc-port and --compare-ports are for the service benchmark: the other modes"
+            " watch games, on the gRPC port"
         )
-    if args.unary_port and args.compare_ports:
-        parser.error("--compare-ports sends half the phases to the unary port: not --unary-port")
+    if args.grpc_port and args.compare_ports:
+        parser.error("--compare-ports sends half the phases to the unary port: not --grpc-port")
     if args.stored_games and (args.redis_cluster or (args.target and not args.redis_url)):
         parser.error("--stored-games fills a single Redis: the started server's or --redis-url")
     if args.profile and py_spy() is None:

@@ -31,13 +31,21 @@ def header(
     )
     return (
         f"croupier-bench: server {where}; {args.concurrency} in flight from {processes} client"
-        f" process(es), {args.channels} channel(s) each, {args.client} calls; {pinning}\n"
+        f" process(es), {args.channels} channel(s) each, {args.client} calls"
+        f" to {_port_of(args, server)}; {pinning}\n"
         f"  games: {', '.join(f'{g} ({seats[g]} seats)' for g in games)};"
         f" phases of {args.warmup:g} s warm-up + {args.duration:g} s measured"
         + (f"\n  server flags added: {' '.join(args.server_arg)}" if args.server_arg else "")
         + (f"; Redis Cluster of {args.redis_cluster} masters" if args.redis_cluster else "")
         + (f"; turn clock {args.clock} s per decision" if args.clock else "")
     )
+
+
+def _port_of(args: argparse.Namespace, server: Server) -> str:
+    if getattr(args, "compare_ports", False):
+        return f"the gRPC port, then the unary port {server.unary_target}"
+    calls = server.calls_target(args)
+    return "the gRPC port" if calls == server.target else f"the unary port {calls}"
 
 
 def _cell(value: float, base: float | None) -> str:

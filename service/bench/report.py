@@ -99,8 +99,9 @@ def service_report(
     report["config"] = {
         "target": server.target,
         "server_started": server.started,
-        "unary_port": bool(getattr(args, "unary_port", False)),
-        "compare_ports": server.unary_target,  # the unary port's address, or None
+        # Where the calls went: the unary port (its address) or the gRPC port (target).
+        "calls_target": server.calls_target(args),
+        "compare_ports": server.unary_target if args.compare_ports else None,
         "concurrency": args.concurrency,
         "client_processes": args.client_processes,
         "client": args.client,

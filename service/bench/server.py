@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from croupier.local import LocalServer, free_port
+from croupier.client import Croupier
+from croupier.local import LocalServer
 from croupier.service.bench.cpu import affinity, find_redis_child, pin
 
 # The operator key of a started server (bot-only games need one): a bench's own, never a secret.
@@ -26,10 +27,24 @@ class Server:
     pids: dict[str, int]  # "server", "redis": whose CPU is measured
     redis_url: str | None
     cluster: bool = False
-    unary_target: str | None = None  # its unary port, with --compare-ports
+    # Its unary port, as a client learns it (or --unary-target), when it has one: where the
+    # service benchmark sends its calls, or its phases' twins with --compare-ports.
+    unary_target: str | None = None
+
+    def calls_target(self, args: argparse.Namespace) -> str:
+        """Where the service benchmark's calls go: where a client's would (the unary port when
+        the server has one the client reaches), unless --grpc-port or --compare-ports."""
+        grpc_only = getattr(args, "grpc_port", False) or getattr(args, "compare_ports", False)
+        return self.target if grpc_only or self.unary_target is None else self.unary_target
 
 
-def started_args(args: argparse.Namespace, unary_port: int | None = None) -> tuple[str, ...]:
+def unary_target_of(target: str) -> str | None:
+    """The unary port of the server at `target` as its clients learn it (GetServerInfo)."""
+    with Croupier(target) as client:
+        return client.learn_unary_port()
+
+
+def started_args(args: argparse.Namespace) -> tuple[str, ...]:
     """The flags of a started server: Echo (the baseline) is served only when asked; every
     CreateGame of the benchmark comes from this one address, so the per-address limit of calls
     without a credential is off (a --target server must be started the same way:
@@ -43,8 +58,6 @@ def started_args(args: argparse.Namespace, unary_port: int | None = None) -> tup
         extra += ["--max-watchers-per-game", str(max(100, per_game))]
     if getattr(args, "bot_games", None):
         extra += ["--operator-key", BENCH_OPERATOR_KEY]  # every seat a bot needs it
-    if unary_port is not None:
-        extra += ["--unary-port", str(unary_port)]
     return (*extra, *(getattr(args, "server_arg", None) or ()))
 
 
@@ -52,15 +65,13 @@ def started_args(args: argparse.Namespace, unary_port: int | None = None) -> tup
 def server_for(args: argparse.Namespace) -> Iterator[Server]:
     if args.target:
         pids = {"server": args.server_pid} if args.server_pid else {}
-        unary_target = getattr(args, "unary_target", None)
+        unary_target = getattr(args, "unary_target", None) or unary_target_of(args.target)
         yield Server(args.target, False, pids, args.redis_url, unary_target=unary_target)
         return
-    both = getattr(args, "compare_ports", False)
-    unary_port = free_port() if getattr(args, "unary_port", False) or both else None
     with _cluster(args) as cluster:
         redis_url = cluster.url if cluster is not None else args.redis_url
         server = LocalServer(
-            redis_url, log_level=args.server_log_level, extra_args=started_args(args, unary_port)
+            redis_url, log_level=args.server_log_level, extra_args=started_args(args)
         )
         own = frozenset(os.sched_getaffinity(0))
         with affinity(args.server_cpus):  # the server process inherits the affinity
@@ -83,13 +94,8 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
             for label, redis_pid in pids.items():
                 if label.startswith("redis") and (args.redis_cpus or args.server_cpus):
                     pin(redis_pid, args.redis_cpus or args.server_cpus, tree=True)
-            # With --unary-port every call of the service benchmark goes to that port (the
-            # server's health was checked on its gRPC port); with --compare-ports the phases
-            # on it.
-            unary = None if unary_port is None else f"127.0.0.1:{unary_port}"
-            target = unary if unary is not None and not both else server.target
-            twin = unary if both else None
-            yield Server(target, True, pids, redis_url, cluster is not None, twin)
+            unary = unary_target_of(server.target)
+            yield Server(server.target, True, pids, redis_url, cluster is not None, unary)
         finally:
             server.stop()
 

@@ -58,8 +58,8 @@ def schedule(args: argparse.Namespace, games: list[str], start: float) -> tuple[
 
 def _spec(args: argparse.Namespace, server: Server, seats: dict[str, int], **kw: Any) -> ClientSpec:
     return ClientSpec(
-        target=server.target,
-        unary_target=server.unary_target,
+        target=server.calls_target(args),
+        unary_target=server.unary_target if args.compare_ports else None,
         index=0,
         concurrency=args.concurrency,
         channels=args.channels,
@@ -84,6 +84,8 @@ def run_service_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
     recorded = record_games(games, seats, args.seed)
     record_s = time.perf_counter() - started
     with server_for(args) as server:
+        if args.compare_ports and server.unary_target is None:
+            raise SystemExit("--compare-ports: the server names no unary port this client reaches")
         stored = None
         if args.stored_games:
             from croupier.service.bench import stored as stored_games

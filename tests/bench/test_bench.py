@@ -3,7 +3,6 @@ are never asserted here (they are measured and written in docs/performance.md)."
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ from croupier.service.bench import main
 from croupier.service.bench.baseline import echo_request
 from croupier.service.bench.cpu import parse_cpus
 from croupier.service.bench.replay import record_games
-from croupier.service.bench.server import started_args
 from croupier.service.bench.spec import Payload
 from croupier.service.bench.stats import Figures, Sample
 from croupier.service.embedded_redis import EmbeddedRedis, free_port
@@ -72,6 +70,9 @@ def test_service_bench_replays_moves_plays_games_and_measures_the_baseline(
     )
     report: dict[str, Any] = json.loads(out.read_text())
     assert report["baseline"]["rpc"] == "croupier.v1.BenchmarkService/Echo"
+    # The calls went where a client's go: to the unary port the started server names.
+    config = report["config"]
+    assert config["calls_target"] not in (None, config["target"])
     play = report["game_play"]
     entries = {"baseline": report["baseline"], "apply_move": report["apply_move"]}
     entries |= {f"game_play.{rpc}": play[rpc] for rpc in ("apply_move", "list_legal_moves")}
@@ -131,23 +132,22 @@ def test_latency_mode_calls_with_blocking_stubs_and_meters_the_window(tmp_path: 
         assert report["cpu"][phase]["client"][0] > 0, phase
 
 
-def test_service_bench_through_the_unary_port(tmp_path: Path) -> None:
-    """--unary-port: the started server gets one, and the phases' calls go there."""
+def test_service_bench_on_the_grpc_port(tmp_path: Path) -> None:
+    """--grpc-port: the phases' calls go to the gRPC port although the server has a unary
+    port."""
     out = tmp_path / "bench.json"
     main(
         [
-            *["--game", "trinity", "--concurrency", "4", "--unary-port", "--no-redis-count"],
+            *["--game", "trinity", "--concurrency", "4", "--grpc-port", "--no-redis-count"],
             *["--duration", "1", "--warmup", "0.2", "--json", str(out)],
         ]
     )
     report: dict[str, Any] = json.loads(out.read_text())
-    assert report["config"]["unary_port"] is True
+    assert report["config"]["calls_target"] == report["config"]["target"]
     assert report["errors"] == {}
     for entry in (report["baseline"], report["apply_move"], report["game_play"]["apply_move"]):
         assert entry["errors"] == 0
         assert entry["calls_per_s"] > 0
-    flags = started_args(argparse.Namespace(), 50123)
-    assert flags[flags.index("--unary-port") + 1] == "50123"
 
 
 def test_compare_ports_runs_each_phase_again_on_the_unary_port(tmp_path: Path) -> None:
@@ -180,11 +180,10 @@ def test_compare_ports_runs_each_phase_again_on_the_unary_port(tmp_path: Path) -
 @pytest.mark.parametrize(
     "argv",
     [
-        ["--compare-ports", "--target", "127.0.0.1:1"],  # no --unary-target
         ["--compare-ports", "--unary-target", "127.0.0.1:2"],  # no --target
-        ["--target", "127.0.0.1:1", "--unary-target", "127.0.0.1:2"],  # no --compare-ports
-        ["--compare-ports", "--unary-port"],
+        ["--compare-ports", "--grpc-port"],
         ["--compare-ports", "--watchers", "10"],
+        ["--grpc-port", "--watchers", "10"],
     ],
 )
 def test_compare_ports_refuses_what_it_cannot_measure(argv: list[str]) -> None:
@@ -193,20 +192,25 @@ def test_compare_ports_refuses_what_it_cannot_measure(argv: list[str]) -> None:
 
 
 def test_compare_ports_against_a_running_server(tmp_path: Path) -> None:
-    """--target, --unary-target and --server-pid: the two ports of a server started elsewhere."""
+    """--target and --server-pid: the two ports of a server started elsewhere, its unary port
+    learned from it; a server without one cannot be compared."""
     unary = free_port()
     flags = ("--benchmark-service", "--anonymous-rate-limit", "0", "--unary-port", str(unary))
     out = tmp_path / "bench.json"
-    with EmbeddedRedis() as store, LocalServer(store.url, extra_args=flags) as server:
-        assert server.process is not None
-        main(
-            [
-                *["--target", server.target, "--unary-target", f"127.0.0.1:{unary}"],
-                *["--server-pid", str(server.process.pid), "--compare-ports", "--replay-only"],
-                *["--game", "trinity", "--concurrency", "4", "--no-redis-count"],
-                *["--duration", "0.5", "--warmup", "0.1", "--json", str(out)],
-            ]
-        )
+    with EmbeddedRedis() as store:
+        with LocalServer(store.url, extra_args=flags) as server:
+            assert server.process is not None
+            main(
+                [
+                    *["--target", server.target, "--server-pid", str(server.process.pid)],
+                    *["--compare-ports", "--replay-only", "--game", "trinity"],
+                    *["--concurrency", "4", "--no-redis-count"],
+                    *["--duration", "0.5", "--warmup", "0.1", "--json", str(out)],
+                ]
+            )
+        without = (*flags[:3], "--unary-port", "off")
+        with LocalServer(store.url, extra_args=without) as server, pytest.raises(SystemExit):
+            main(["--target", server.target, "--compare-ports", "--replay-only"])
     report: dict[str, Any] = json.loads(out.read_text())
     assert report["config"]["compare_ports"] == f"127.0.0.1:{unary}"
     assert report["errors"] == {}

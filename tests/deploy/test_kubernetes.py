@@ -26,6 +26,7 @@ KUBERNETES = DEPLOY / "kubernetes"
 VERSIONS = ["1.31", kubernetes_validate.latest_version()]
 ROOTS = [KUBERNETES, KUBERNETES / "base", KUBERNETES / "dev"]
 PORT = 50051
+UNARY_PORT = 50052
 UID = 10001
 
 Obj = dict[str, Any]
@@ -158,10 +159,17 @@ def test_selectors_and_labels_agree() -> None:
     )
 
 
-def test_services_speak_grpc_on_the_container_port() -> None:
+def test_services_speak_grpc_on_the_container_ports() -> None:
+    """The gRPC port and the unary port, each exposed by both Services at the container's
+    own number: a client learns the unary port's number from the server (GetServerInfo) and
+    reaches it on the host name it reached the gRPC port by."""
     ports = container()["ports"]
-    assert ports == [{"name": "grpc", "containerPort": PORT, "protocol": "TCP"}]
+    named = {"grpc": PORT, "grpc-unary": UNARY_PORT}
+    assert ports == [
+        {"name": name, "containerPort": port, "protocol": "TCP"} for name, port in named.items()
+    ]
     assert config_data()["CROUPIER_PORT"] == str(PORT)
+    assert config_data()["CROUPIER_UNARY_PORT"] == str(UNARY_PORT)
     cluster_ip = find("Service", "croupier")["spec"]
     headless = find("Service", "croupier-headless")["spec"]
     assert cluster_ip["type"] == "ClusterIP"
@@ -169,12 +177,13 @@ def test_services_speak_grpc_on_the_container_port() -> None:
     for spec in (cluster_ip, headless):
         assert spec["ports"] == [
             {
-                "name": "grpc",
-                "port": PORT,
-                "targetPort": "grpc",
+                "name": name,
+                "port": port,
+                "targetPort": name,
                 "protocol": "TCP",
                 "appProtocol": "grpc",
             }
+            for name, port in named.items()
         ]
 
 

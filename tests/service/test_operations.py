@@ -451,6 +451,9 @@ def test_workers_line_names_every_port(tmp_path: Path) -> None:
     assert len(listening) == 2
     assert {e["web_port"] for e in listening} == {web_port}
     assert {e["metrics_port"] for e in listening} == {metrics_port, metrics_port + 1}
+    # The unary port, on by default at a free port: one the parent chose, shared by both.
+    assert isinstance(workers["unary_port"], int) and workers["unary_port"] > 0
+    assert {e["unary_port"] for e in listening} == {workers["unary_port"]}
 
 
 def _thread_policies(pid: int) -> set[int]:
