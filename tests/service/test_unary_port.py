@@ -211,17 +211,33 @@ def test_a_learned_port_that_goes_away_is_given_up_and_the_call_sent_again(
         assert final.HasField("result")
 
 
-def test_a_server_without_server_info_is_asked_once(ports: Ports) -> None:
-    """A server that predates GetServerInfo (here a gRPC server with no method at all)
-    answers UNIMPLEMENTED: the client keeps to its port and does not ask again. A client
-    given the unary port itself as its target keeps to it."""
+@pytest.mark.parametrize(
+    ("answer", "asked_again"),
+    [
+        (grpc.StatusCode.UNIMPLEMENTED, False),  # a server that predates GetServerInfo
+        (grpc.StatusCode.UNAVAILABLE, True),  # not there yet
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, True),  # over its rate
+    ],
+)
+def test_how_a_refused_server_info_is_asked_again(
+    answer: grpc.StatusCode, asked_again: bool
+) -> None:
+    """GetServerInfo refused (a gRPC server whose only method refuses it so; every other call
+    is UNIMPLEMENTED): the client keeps to its port for the call, and asks again at its next
+    call only when the refusal may pass."""
     asked: list[str] = []
 
-    class Nothing(grpc.GenericRpcHandler):  # type: ignore[misc]  # grpc is untyped here
-        def service(self, details: grpc.HandlerCallDetails) -> None:
-            asked.append(details.method.rpartition("/")[2])
+    def refuse(request: bytes, context: grpc.ServicerContext) -> bytes:
+        context.abort(answer, "refused")
+        raise AssertionError("not reached: abort raises")
 
-    older = grpc.server(futures.ThreadPoolExecutor(2), handlers=(Nothing(),))
+    class OnlyServerInfo(grpc.GenericRpcHandler):  # type: ignore[misc]  # grpc is untyped here
+        def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+            rpc = details.method.rpartition("/")[2]
+            asked.append(rpc)
+            return grpc.unary_unary_rpc_method_handler(refuse) if rpc == "GetServerInfo" else None
+
+    older = grpc.server(futures.ThreadPoolExecutor(2), handlers=(OnlyServerInfo(),))
     port = older.add_insecure_port("127.0.0.1:0")
     older.start()
     try:
@@ -230,12 +246,18 @@ def test_a_server_without_server_info_is_asked_once(ports: Ports) -> None:
                 with pytest.raises(CroupierError) as refused:
                     croupier.get("games/" + "0" * 24)
                 assert refused.value.code == grpc.StatusCode.UNIMPLEMENTED
+                assert croupier.unary_target is None
     finally:
         older.stop(None)
-    assert asked == ["GetServerInfo", "GetGame", "GetGame"]
+    once = ["GetServerInfo", "GetGame"]
+    assert asked == (once * 2 if asked_again else [*once, "GetGame"])
+
+
+def test_a_client_given_the_unary_port_as_its_target_keeps_to_it(ports: Ports) -> None:
     with Croupier(ports.unary) as croupier:
         create(croupier, "one_card", 2, seed=11)
         assert croupier.unary_target is None
+        assert croupier.server_info().unary_port == _port(ports.unary)
 
 
 @pytest.mark.parametrize(

@@ -47,9 +47,9 @@ def service_config(max_attempts: int = MAX_ATTEMPTS) -> str:
     return json.dumps({"methodConfig": [method]})
 
 
-# How long a unary port learned from the server has to accept a connection before the client
+# How long a unary port learned from the server has to connect and answer before the client
 # keeps to the gRPC port: a port the client cannot reach (a firewall, a mapped port) must not
-# hold up its first call for long. A connection on a network that works takes milliseconds.
+# hold up its first call for long. A server on a network that works answers in milliseconds.
 CONNECT_TIMEOUT = 2.0
 
 
@@ -102,6 +102,14 @@ def _connects(channel: grpc.Channel) -> bool:
     return grpc.ChannelConnectivity.READY in states
 
 
+# Failures of GetServerInfo after which a client asks again at its next call.
+_ASK_AGAIN = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,  # calls without a credential over their rate
+)
+
+
 class _Route:
     """Where the calls but WatchGame go: to the unary target given; else, when learning, to the
     unary port the server names in GetServerInfo (asked once, before the first call, on the
@@ -143,9 +151,9 @@ class _Route:
         try:
             info = self.main.GetServerInfo(pb.GetServerInfoRequest(), timeout=self._timeout)
         except grpc.RpcError as error:
-            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-                return  # the server is not there yet: ask again at the next call
-            self._host = None  # a server without GetServerInfo: the gRPC port it is
+            if error.code() in _ASK_AGAIN:
+                return  # the server is not there yet, or is busy: ask again at the next call
+            self._host = None  # e.g. a server without GetServerInfo: the gRPC port it is
             return
         self._host = None
         address = f"{host}:{info.unary_port}"
@@ -160,8 +168,8 @@ class _Route:
         self.unary_target = address
 
     def gave_up(self, stub: GameServiceStub, error: CroupierError) -> bool:
-        """Whether `error`, from a call through `stub`, was the learned port refusing the
-        connection; if so the route keeps to the gRPC port from now on."""
+        """Whether `error`, from a call through `stub`, was the learned port out of reach (a
+        connection refused or lost); if so the route keeps to the gRPC port from now on."""
         unreachable = error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "UNAVAILABLE"
         if stub is not self._learned or not unreachable:
             return False

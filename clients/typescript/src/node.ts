@@ -119,8 +119,8 @@ class LearnedRoute implements Transport {
       port = info.unaryPort;
     } catch (error) {
       const code = CroupierError.from(error).code;
-      if (code === Code.Unavailable || code === Code.DeadlineExceeded) {
-        this.chosen = undefined; // the server is not there yet: ask again at the next call
+      if (code === Code.Unavailable || code === Code.DeadlineExceeded || code === Code.ResourceExhausted) {
+        this.chosen = undefined; // the server is not there yet, or is busy: ask again at the next call
       }
       return this.main;
     }
