@@ -187,6 +187,7 @@ def test_typescript_client_learns_the_unary_port(
     assert played["before"] is None
     assert played["learned"] == f"{ELSEWHERE}:{unary_port}"
     assert played["result"] and played["moves"] > 0
+    assert played["streamed"] == played["moves"]  # `croupier.service`'s stream: the gRPC port
     # The gRPC port carried GetServerInfo only; the unary port every call of the game.
     assert sent["unary"] > 4 * sent["grpc"], sent
     assert after_cut == {"afterCut": "OK", "unaryTargetAfterCut": None}

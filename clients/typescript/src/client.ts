@@ -114,7 +114,8 @@ function bearer(credential: string | undefined): Record<string, string> {
 
 export class Croupier {
   /** The generated Connect client, for anything the wrapper does not cover (on
-   * `unaryTransport` when given, where WatchGame is UNIMPLEMENTED). */
+   * `unaryTransport` when given, where WatchGame is UNIMPLEMENTED; a learned unary port
+   * (node.ts) sends its streams to the gRPC port). */
   readonly service: Client<typeof GameService>;
   private readonly watchService: Client<typeof GameService>;
   private readonly timeoutMs: number;

@@ -59,8 +59,9 @@ function urlOf(address: string): string {
  * The transport of every call but `watch` when the client learns the unary port: before the
  * first call it asks the server (GetServerInfo on the gRPC port) and, when the server names a
  * port, asks again there; if that answers within LEARN_TIMEOUT_MS, naming the same port, the
- * calls go there, else to the gRPC port. A learned port that later cannot be reached is given up for the client's
- * life and the call sent again on the gRPC port (every call is safe to send twice).
+ * calls go there, else to the gRPC port. A learned port that later cannot be reached is given
+ * up for the client's life and the call sent again on the gRPC port (every call is safe to
+ * send twice). Streams (WatchGame, served on the gRPC port only) go to the gRPC port.
  */
 class LearnedRoute implements Transport {
   /** The learned port's `host:port`, while calls go there. */
@@ -96,7 +97,7 @@ class LearnedRoute implements Transport {
     }
   }
 
-  async stream<I extends DescMessage, O extends DescMessage>(
+  stream<I extends DescMessage, O extends DescMessage>(
     method: DescMethodStreaming<I, O>,
     signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
@@ -104,7 +105,7 @@ class LearnedRoute implements Transport {
     input: AsyncIterable<MessageInitShape<I>>,
     contextValues?: ContextValues,
   ): Promise<StreamResponse<I, O>> {
-    return (await this.route()).stream(method, signal, timeoutMs, header, input, contextValues);
+    return this.main.stream(method, signal, timeoutMs, header, input, contextValues);
   }
 
   private route(): Promise<Transport> {
@@ -115,7 +116,8 @@ class LearnedRoute implements Transport {
   private async learn(): Promise<Transport> {
     let port: number;
     try {
-      const info = await createClient(GameService, this.main).getServerInfo({}, { timeoutMs: this.timeoutMs });
+      const deadline = this.timeoutMs > 0 ? { timeoutMs: this.timeoutMs } : {};
+      const info = await createClient(GameService, this.main).getServerInfo({}, deadline);
       port = info.unaryPort;
     } catch (error) {
       const code = CroupierError.from(error).code;

@@ -34,8 +34,20 @@ async function main(): Promise<void> {
       view = (await croupier.apply(created.name, credential, move)).view;
       moves += 1;
     }
+    // The generated client's streams go to the gRPC port, where WatchGame is served.
+    let streamed = -1;
+    for await (const update of croupier.service.watchGame({ name: created.name })) {
+      streamed = Number(update.view?.moveCount);
+      break;
+    }
     console.log(
-      JSON.stringify({ before, learned: croupier.unaryTarget ?? null, moves, result: view?.result !== undefined }),
+      JSON.stringify({
+        before,
+        learned: croupier.unaryTarget ?? null,
+        moves,
+        result: view?.result !== undefined,
+        streamed,
+      }),
     );
     if (values.wait) {
       await lines.next();
