@@ -34,7 +34,11 @@ from croupier.service import metrics
 from croupier.service.calls import CallLog, lenient
 from croupier.service.overload import Bound
 
-THREADS = 8  # what sync_server_probe.py --bridged measured with
+# Enough that calls rarely wait for a thread: with fewer threads than calls in flight, some
+# runs fall into a mode of twice the context switches per call (docs/performance.md, "The
+# unary port's pool"); at 64 and 128 in flight 32 threads cost no more than as many threads
+# as calls. Threads are started as calls come.
+THREADS = 32
 REFUSAL_THREADS = 1
 
 Handler = Callable[[Any, Any], Coroutine[Any, Any, Any]]
