@@ -162,12 +162,13 @@ class Settings:
         " port); off when unset",
     )
     unary_port: int | None = _setting(
-        0,
+        None,
         "CROUPIER_UNARY_PORT",
         "a second gRPC port where a synchronous server takes the unary calls (every method but"
         " WatchGame) for the same servicer, which the clients learn and use where they can"
-        ' reach it: cheaper per call on most machines measured (docs/api.md, "The unary'
-        ' port"); 0: any free port; off: none',
+        " reach it: cheaper per call when the server's threads have a core of their own, dearer"
+        ' when they float over shared cores (docs/api.md, "The unary port"); 0: any free port;'
+        " off (the default): none",
     )
     web_origins: str = _setting(
         "",
@@ -295,6 +296,4 @@ def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
             args += [_flag(f.name) if value else "--no-" + _flag(f.name).removeprefix("--")]
         elif value is not None:
             args += [_flag(f.name), str(value)]
-        elif f.default is not None:  # turned off, where the default is on
-            args += [_flag(f.name), "off"]
     return args, env

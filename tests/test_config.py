@@ -41,9 +41,10 @@ def test_environment_values_take_their_declared_types() -> None:
     assert (settings.web_port, settings.log_format) == (8080, "console")
 
 
-def test_the_unary_port_is_on_by_default_and_off_when_told() -> None:
-    assert parse([], environ={}).unary_port == 0  # any free port
-    assert parse(["--unary-port", "off"], environ={}).unary_port is None
+def test_the_unary_port_is_off_by_default_and_when_told() -> None:
+    assert parse([], environ={}).unary_port is None
+    assert parse(["--unary-port", "0"], environ={}).unary_port == 0  # any free port
+    assert parse(["--unary-port", "off"], environ={"CROUPIER_UNARY_PORT": "0"}).unary_port is None
     assert parse([], environ={"CROUPIER_UNARY_PORT": "OFF"}).unary_port is None
     assert parse(["--unary-port", "50052"], environ={"CROUPIER_UNARY_PORT": "off"}).unary_port == (
         50052

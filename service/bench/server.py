@@ -58,6 +58,8 @@ def started_args(args: argparse.Namespace) -> tuple[str, ...]:
         extra += ["--max-watchers-per-game", str(max(100, per_game))]
     if getattr(args, "bot_games", None):
         extra += ["--operator-key", BENCH_OPERATOR_KEY]  # every seat a bot needs it
+    if getattr(args, "compare_ports", False):
+        extra += ["--unary-port", "0"]  # (--unary-port=0 among --server-arg's does it too)
     return (*extra, *(getattr(args, "server_arg", None) or ()))
 
 

@@ -70,9 +70,8 @@ def test_service_bench_replays_moves_plays_games_and_measures_the_baseline(
     )
     report: dict[str, Any] = json.loads(out.read_text())
     assert report["baseline"]["rpc"] == "croupier.v1.BenchmarkService/Echo"
-    # The calls went where a client's go: to the unary port the started server names.
-    config = report["config"]
-    assert config["calls_target"] not in (None, config["target"])
+    # The calls went where a client's go: to the gRPC port of a server without a unary port.
+    assert report["config"]["calls_target"] == report["config"]["target"]
     play = report["game_play"]
     entries = {"baseline": report["baseline"], "apply_move": report["apply_move"]}
     entries |= {f"game_play.{rpc}": play[rpc] for rpc in ("apply_move", "list_legal_moves")}
@@ -132,18 +131,23 @@ def test_latency_mode_calls_with_blocking_stubs_and_meters_the_window(tmp_path: 
         assert report["cpu"][phase]["client"][0] > 0, phase
 
 
-def test_service_bench_on_the_grpc_port(tmp_path: Path) -> None:
-    """--grpc-port: the phases' calls go to the gRPC port although the server has a unary
-    port."""
+@pytest.mark.parametrize("grpc_port", [False, True])
+def test_service_bench_with_a_unary_port(tmp_path: Path, grpc_port: bool) -> None:
+    """A started server with a unary port (--server-arg=--unary-port=0): the phases' calls go
+    where a client's go, to that port as the bench learns it; with --grpc-port, to the gRPC
+    port all the same."""
     out = tmp_path / "bench.json"
     main(
         [
-            *["--game", "trinity", "--concurrency", "4", "--grpc-port", "--no-redis-count"],
-            *["--duration", "1", "--warmup", "0.2", "--json", str(out)],
+            *["--game", "trinity", "--concurrency", "4", "--server-arg=--unary-port=0"],
+            *(["--grpc-port"] if grpc_port else []),
+            *["--no-redis-count", "--duration", "1", "--warmup", "0.2", "--json", str(out)],
         ]
     )
     report: dict[str, Any] = json.loads(out.read_text())
-    assert report["config"]["calls_target"] == report["config"]["target"]
+    config = report["config"]
+    assert (config["calls_target"] == config["target"]) is grpc_port
+    assert config["calls_target"].startswith("127.0.0.1:")
     assert report["errors"] == {}
     for entry in (report["baseline"], report["apply_move"], report["game_play"]["apply_move"]):
         assert entry["errors"] == 0

@@ -26,7 +26,6 @@ KUBERNETES = DEPLOY / "kubernetes"
 VERSIONS = ["1.31", kubernetes_validate.latest_version()]
 ROOTS = [KUBERNETES, KUBERNETES / "base", KUBERNETES / "dev"]
 PORT = 50051
-UNARY_PORT = 50052
 UID = 10001
 
 Obj = dict[str, Any]
@@ -159,17 +158,10 @@ def test_selectors_and_labels_agree() -> None:
     )
 
 
-def test_services_speak_grpc_on_the_container_ports() -> None:
-    """The gRPC port and the unary port, each exposed by both Services at the container's
-    own number: a client learns the unary port's number from the server (GetServerInfo) and
-    reaches it on the host name it reached the gRPC port by."""
+def test_services_speak_grpc_on_the_container_port() -> None:
     ports = container()["ports"]
-    named = {"grpc": PORT, "grpc-unary": UNARY_PORT}
-    assert ports == [
-        {"name": name, "containerPort": port, "protocol": "TCP"} for name, port in named.items()
-    ]
+    assert ports == [{"name": "grpc", "containerPort": PORT, "protocol": "TCP"}]
     assert config_data()["CROUPIER_PORT"] == str(PORT)
-    assert config_data()["CROUPIER_UNARY_PORT"] == str(UNARY_PORT)
     cluster_ip = find("Service", "croupier")["spec"]
     headless = find("Service", "croupier-headless")["spec"]
     assert cluster_ip["type"] == "ClusterIP"
@@ -177,13 +169,12 @@ def test_services_speak_grpc_on_the_container_ports() -> None:
     for spec in (cluster_ip, headless):
         assert spec["ports"] == [
             {
-                "name": name,
-                "port": port,
-                "targetPort": name,
+                "name": "grpc",
+                "port": PORT,
+                "targetPort": "grpc",
                 "protocol": "TCP",
                 "appProtocol": "grpc",
             }
-            for name, port in named.items()
         ]
 
 

@@ -440,7 +440,7 @@ def _consecutive_free_ports(count: int) -> int:
 def test_workers_line_names_every_port(tmp_path: Path) -> None:
     web_port, metrics_port = free_port(), _consecutive_free_ports(2)
     log_path = tmp_path / "workers.log"
-    flags = ("--web-port", str(web_port), "--metrics-port", str(metrics_port))
+    flags = ("--web-port", str(web_port), "--metrics-port", str(metrics_port), "--unary-port", "0")
     with _two_workers(log_path, *flags) as server:
         pass
     events = _log_events(log_path)
@@ -451,7 +451,7 @@ def test_workers_line_names_every_port(tmp_path: Path) -> None:
     assert len(listening) == 2
     assert {e["web_port"] for e in listening} == {web_port}
     assert {e["metrics_port"] for e in listening} == {metrics_port, metrics_port + 1}
-    # The unary port, on by default at a free port: one the parent chose, shared by both.
+    # The unary port at a free port (0): one the parent chose, shared by both.
     assert isinstance(workers["unary_port"], int) and workers["unary_port"] > 0
     assert {e["unary_port"] for e in listening} == {workers["unary_port"]}
 
