@@ -12,11 +12,19 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 
 def _setting(default: Any, env: str | None, help: str, **extra: Any) -> Any:
     return field(default=default, metadata={"env": env, "help": help, **extra})
+
+
+def _int_or_off(text: str) -> int | None:
+    return None if text.strip().lower() == "off" else int(text)
+
+
+def _port_auto_or_off(text: str) -> int | Literal["auto"] | None:
+    return "auto" if text.strip().lower() == "auto" else _int_or_off(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,14 +169,16 @@ class Settings:
         "port of the web gateway for browsers (gRPC-Web and the Connect protocol; 0: any free"
         " port); off when unset",
     )
-    unary_port: int | None = _setting(
-        None,
+    unary_port: int | Literal["auto"] | None = _setting(
+        "auto",
         "CROUPIER_UNARY_PORT",
         "a second gRPC port where a synchronous server takes the unary calls (every method but"
         " WatchGame) for the same servicer, which the clients learn and use where they can"
         " reach it: cheaper per call when the server's threads have a core of their own, dearer"
         ' when they float over shared cores (docs/api.md, "The unary port"); 0: any free port;'
-        " off (the default): none",
+        " auto (the default): any free port when the process may run on one CPU only (its CPU"
+        " affinity: taskset, a cpuset), else none; off: none",
+        parse=_port_auto_or_off,
     )
     web_origins: str = _setting(
         "",
@@ -216,10 +226,6 @@ def parse_bool(text: str) -> bool:
     raise ValueError(f"{text!r} is not a boolean (true/false, 1/0, yes/no, on/off)")
 
 
-def _int_or_off(text: str) -> int | None:
-    return None if text.strip().lower() == "off" else int(text)
-
-
 def _parser_of(annotation: Any) -> Callable[[str], Any]:
     """How to read a setting of type `annotation` from text (`int | None`: an int, or `off`)."""
     optional = isinstance(annotation, types.UnionType)
@@ -246,7 +252,7 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
         if not meta.get("help"):
             continue
         env = meta["env"]
-        kind = _parser_of(annotations[f.name])
+        kind = meta.get("parse") or _parser_of(annotations[f.name])
         try:
             default = f.default if env is None or env not in environ else kind(environ[env])
         except ValueError as exc:
@@ -296,4 +302,18 @@ def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
             args += [_flag(f.name) if value else "--no-" + _flag(f.name).removeprefix("--")]
         elif value is not None:
             args += [_flag(f.name), str(value)]
+        elif f.default is not None:
+            args += [_flag(f.name), "off"]  # (None of an `int | None` setting reads as off)
     return args, env
+
+
+def unary_port_of(setting: int | Literal["auto"] | None, cpus: int | None = None) -> int | None:
+    """The unary port to open for a `--unary-port` setting (0: any free port; None: none).
+    `auto` opens one when the process may run on one CPU only (`cpus`: its affinity's size),
+    the only place it was measured to cost less per call than the gRPC port: with threads that
+    float over shared cores it cost more (docs/decisions.md, "The unary port opens where the
+    server has one core")."""
+    if not isinstance(setting, str):
+        return setting
+    cpus = len(os.sched_getaffinity(0)) if cpus is None else cpus
+    return 0 if cpus == 1 else None

@@ -63,7 +63,9 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
     and restart any that dies unexpectedly."""
     port = settings.port or free_port()
     # One unary port for all of them too: a client learns it from whichever worker answers.
-    unary_port = None if settings.unary_port is None else settings.unary_port or free_port()
+    # (`auto` goes by this process's CPUs, which the workers inherit.)
+    unary_port = config.unary_port_of(settings.unary_port)
+    unary_port = None if unary_port is None else unary_port or free_port()
 
     def spawn(index: int) -> subprocess.Popen[bytes]:
         child = dataclasses.replace(

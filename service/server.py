@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from grpc_reflection.v1alpha import reflection
 
 from croupier.service.benchmark import BenchmarkService
 from croupier.service.calls import lenient
-from croupier.service.config import Settings
+from croupier.service.config import Settings, unary_port_of
 from croupier.service.servicer import GameService
 from croupier.service.store import Store
 from croupier.service.unary_port import UnaryPort, start_unary_port
@@ -134,11 +135,12 @@ async def start(settings: Settings, store: Store) -> Running:
         raise OSError(f"cannot bind {settings.host}:{settings.port}")
     await server.start()
     running = Running(server, port, health, store)
-    if settings.unary_port is not None:
+    unary_port = unary_port_of(settings.unary_port)
+    if unary_port is not None:
         running.unary = start_unary_port(
             services,
             health,
-            f"{settings.host}:{settings.unary_port}",
+            f"{settings.host}:{unary_port}",
             options,
             servicer.overload.calls,
             tls,
@@ -171,6 +173,8 @@ async def start(settings: Settings, store: Store) -> Running:
         # service/main.py before the event loop starts, so they are up by now.
         web_port=running.web.port if running.web is not None else None,
         unary_port=running.unary.port if running.unary is not None else None,
+        # What `--unary-port auto` went by: the CPUs this process may run on.
+        cpus=len(os.sched_getaffinity(0)),
         metrics_port=settings.metrics_port or None,
         tls=bool(settings.tls_cert),
         operator_key=bool(settings.operator_key),

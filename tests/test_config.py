@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from croupier.service.config import parse, parse_bool, to_args
+from croupier.service.config import parse, parse_bool, to_args, unary_port_of
 from croupier.service.main import set_cpu_policy
 
 
@@ -41,18 +41,33 @@ def test_environment_values_take_their_declared_types() -> None:
     assert (settings.web_port, settings.log_format) == (8080, "console")
 
 
-def test_the_unary_port_is_off_by_default_and_when_told() -> None:
-    assert parse([], environ={}).unary_port is None
+def test_the_unary_port_is_auto_by_default_and_as_told() -> None:
+    assert parse([], environ={}).unary_port == "auto"
+    assert parse([], environ={"CROUPIER_UNARY_PORT": "AUTO"}).unary_port == "auto"
     assert parse(["--unary-port", "0"], environ={}).unary_port == 0  # any free port
     assert parse(["--unary-port", "off"], environ={"CROUPIER_UNARY_PORT": "0"}).unary_port is None
     assert parse([], environ={"CROUPIER_UNARY_PORT": "OFF"}).unary_port is None
     assert parse(["--unary-port", "50052"], environ={"CROUPIER_UNARY_PORT": "off"}).unary_port == (
         50052
     )
-    # What --workers hands its processes keeps it off.
-    off = parse(["--unary-port", "off"], environ={})
-    args, environ = to_args(off)
-    assert parse(args, environ=environ).unary_port is None
+    # What --workers hands its processes keeps each value, off included (not the default).
+    for argv in (["--unary-port", "off"], ["--unary-port", "0"], []):
+        settings = parse(argv, environ={})
+        args, environ = to_args(settings)
+        assert parse(args, environ=environ).unary_port == settings.unary_port
+
+
+def test_auto_opens_the_unary_port_only_on_one_cpu() -> None:
+    assert unary_port_of("auto", cpus=1) == 0
+    assert unary_port_of("auto", cpus=2) is None
+    assert unary_port_of("auto", cpus=64) is None
+    # A number or off is what it says, whatever the CPUs.
+    assert unary_port_of(0, cpus=2) == 0
+    assert unary_port_of(50052, cpus=8) == 50052
+    assert unary_port_of(None, cpus=1) is None
+    # Without `cpus`, this process's own affinity.
+    expected = 0 if len(os.sched_getaffinity(0)) == 1 else None
+    assert unary_port_of("auto") == expected
 
 
 def test_a_malformed_environment_value_is_an_error_naming_the_variable(

@@ -178,6 +178,14 @@ def test_services_speak_grpc_on_the_container_port() -> None:
         ]
 
 
+def test_no_unary_port_the_services_would_not_carry() -> None:
+    """The Services carry the gRPC port only, so the pods open no unary port, not even where
+    `auto` would (a pod confined to one CPU by the static CPU manager): its clients would learn
+    a port they cannot reach through the Service."""
+    settings = config.parse([], environ=config_data())
+    assert config.unary_port_of(settings.unary_port, cpus=1) is None
+
+
 def test_probes_use_the_grpc_health_protocol() -> None:
     readiness = container()["readinessProbe"]
     liveness = container()["livenessProbe"]

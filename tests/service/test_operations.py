@@ -179,10 +179,10 @@ def _listening_pids(log_path: Path) -> set[int]:
 
 
 @contextlib.contextmanager
-def _two_workers(log_path: Path, *flags: str) -> Iterator[LocalServer]:
-    """`croupier-server --workers 2` on a Redis of its own, its log in `log_path`, once both
-    workers logged "listening" (the first one alone already answers); at the end SIGTERM, and
-    a clean exit."""
+def _two_workers(log_path: Path, *flags: str, cpu: int | None = None) -> Iterator[LocalServer]:
+    """`croupier-server --workers 2` on a Redis of its own (with `cpu`, started on that CPU
+    alone by taskset), its log in `log_path`, once both workers logged "listening" (the first
+    one alone already answers); at the end SIGTERM, and a clean exit."""
     with EmbeddedRedis() as store, log_path.open("wb") as log:
         server = LocalServer(
             store.url,
@@ -190,7 +190,10 @@ def _two_workers(log_path: Path, *flags: str) -> Iterator[LocalServer]:
             log_level="info",
             env={"PYTHONUNBUFFERED": "1"},  # as the image runs it
             stderr=log.fileno(),
-        ).start()
+        )
+        if cpu is not None:
+            server.args[:0] = ["taskset", "--cpu-list", str(cpu)]
+        server.start()
         try:
             deadline = time.monotonic() + 30
             while len(_listening_pids(log_path)) < 2 and time.monotonic() < deadline:
@@ -454,6 +457,21 @@ def test_workers_line_names_every_port(tmp_path: Path) -> None:
     # The unary port at a free port (0): one the parent chose, shared by both.
     assert isinstance(workers["unary_port"], int) and workers["unary_port"] > 0
     assert {e["unary_port"] for e in listening} == {workers["unary_port"]}
+
+
+def test_workers_on_one_cpu_share_the_unary_port_auto_opens(tmp_path: Path) -> None:
+    """By default (`--unary-port auto`) the parent reads the CPUs it may run on, which its
+    workers inherit: on one CPU it chooses one free unary port for both."""
+    log_path = tmp_path / "workers.log"
+    with _two_workers(log_path, cpu=max(os.sched_getaffinity(0))) as server:
+        (workers,) = [e for e in _log_events(log_path) if e.get("event") == "workers"]
+        assert isinstance(workers["unary_port"], int) and workers["unary_port"] > 0
+        for seed in (17, 18):  # over new connections, to either worker
+            with Croupier(server.target) as client:
+                create(client, "one_card", 2, seed=seed)
+                assert client.unary_target == f"127.0.0.1:{workers['unary_port']}"
+    listening = [e for e in _log_events(log_path) if e.get("event") == "listening"]
+    assert {(e["unary_port"], e["cpus"]) for e in listening} == {(workers["unary_port"], 1)}
 
 
 def _thread_policies(pid: int) -> set[int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import socket
 import threading
@@ -145,6 +146,33 @@ def test_server_info_names_the_unary_port_on_both_ports(ports: Ports, store: Emb
         assert croupier.server_info().unary_port == 0
         create(croupier, "one_card", 2, seed=8)
         assert croupier.unary_target is None
+
+
+def test_by_default_the_port_opens_only_for_a_server_on_one_cpu(
+    store: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """`--unary-port auto`, the default: a server started on one CPU (by taskset) opens the
+    port and the client learns it; one that may run on more opens none. Its log says what it
+    went by."""
+    log = tmp_path / "server.log"
+    with log.open("wb") as out:
+        pinned = LocalServer(store.url, log_level="info", stderr=out.fileno())
+        pinned.args[:0] = ["taskset", "--cpu-list", str(max(os.sched_getaffinity(0)))]
+        pinned.start()
+        try:
+            with Croupier(pinned.target) as croupier:
+                port = croupier.server_info().unary_port
+                assert port != 0
+                create(croupier, "one_card", 2, seed=8)
+                assert croupier.unary_target == f"127.0.0.1:{port}"
+        finally:
+            pinned.stop()
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line[:1] == "{"]
+    (listening,) = [line for line in lines if line["event"] == "listening"]
+    assert (listening["cpus"], listening["unary_port"]) == (1, port)
+    if len(os.sched_getaffinity(0)) > 1:
+        with LocalServer(store.url) as floating, Croupier(floating.target) as croupier:
+            assert croupier.server_info().unary_port == 0
 
 
 def test_the_python_client_learns_the_unary_port_and_uses_it(ports: Ports) -> None:
