@@ -107,8 +107,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--grpc-port",
         action="store_true",
-        help="send the service benchmark's calls to the server's gRPC port; by default they go"
-        " where a client's go, to the unary port the server names (GetServerInfo) when it has one",
+        help="send the calls of the service benchmark and the long game to the server's gRPC"
+        " port; by default they go where a client's go, to the unary port the server names"
+        " (GetServerInfo) when it has one",
     )
     parser.add_argument(
         "--compare-ports",
@@ -237,11 +238,13 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--redis-cluster/--server-arg shape a server started here: not with --target")
     if args.unary_target and not args.target:
         parser.error("--unary-target is the running server's unary port: with --target")
-    if ports and (args.watchers or args.long_game or args.bot_games or args.bots):
+    if ports and (args.watchers or args.bot_games or args.bots):
         parser.error(
-            "--grpc-port and --compare-ports are for the service benchmark: the other modes"
-            " watch games, on the gRPC port"
+            "--grpc-port and --compare-ports are for the service benchmark and the long game:"
+            " the other modes watch games, on the gRPC port"
         )
+    if args.compare_ports and args.long_game:
+        parser.error("--compare-ports is for the service benchmark (--long-game: --grpc-port)")
     if args.grpc_port and args.compare_ports:
         parser.error("--compare-ports sends half the phases to the unary port: not --grpc-port")
     if args.stored_games and (args.redis_cluster or (args.target and not args.redis_url)):

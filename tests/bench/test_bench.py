@@ -200,6 +200,7 @@ def test_compare_ports_runs_each_phase_again_on_the_unary_port(tmp_path: Path) -
         ["--compare-ports", "--grpc-port"],
         ["--compare-ports", "--watchers", "10"],
         ["--grpc-port", "--watchers", "10"],
+        ["--compare-ports", "--long-game", "48"],
     ],
 )
 def test_compare_ports_refuses_what_it_cannot_measure(argv: list[str]) -> None:
