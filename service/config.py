@@ -40,12 +40,13 @@ class Settings:
     )
     workers: int = _setting(1, "CROUPIER_WORKERS", "server processes sharing the port")
     cpu_policy: str = _setting(
-        "normal",
+        "auto",
         "CROUPIER_CPU_POLICY",
-        "Linux scheduling policy of the server's threads: normal, or batch for cores given to"
-        " the server alone (less CPU per call; with other work on its cores, milliseconds"
-        " more per call: docs/deployment.md)",
-        choices=["normal", "batch"],
+        "Linux scheduling policy of the server's threads: normal; batch for cores given to the"
+        " server alone (less CPU per call; with other work busy on its cores, milliseconds"
+        " more per call: docs/deployment.md); auto (the default): batch when the process may"
+        " run on one CPU only (its CPU affinity), else normal",
+        choices=["auto", "normal", "batch"],
     )
     log_format: str = _setting(
         "json", "CROUPIER_LOG_FORMAT", "json or console", choices=["json", "console"]
@@ -307,13 +308,28 @@ def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
     return args, env
 
 
+def one_cpu(cpus: int | None = None) -> bool:
+    """Whether this process may run on one CPU only (`cpus`: the size of its CPU affinity, by
+    default read): what the `auto` settings take for a core given to the server (`taskset`, a
+    container's cpuset, Kubernetes' static CPU manager), where its threads cannot float."""
+    return (len(os.sched_getaffinity(0)) if cpus is None else cpus) == 1
+
+
 def unary_port_of(setting: int | Literal["auto"] | None, cpus: int | None = None) -> int | None:
     """The unary port to open for a `--unary-port` setting (0: any free port; None: none).
-    `auto` opens one when the process may run on one CPU only (`cpus`: its affinity's size),
-    the only place it was measured to cost less per call than the gRPC port: with threads that
-    float over shared cores it cost more (docs/decisions.md, "The unary port opens where the
-    server has one core")."""
+    `auto` opens one on one CPU (`one_cpu`), the only place it was measured to cost less per
+    call than the gRPC port: with threads that float over shared cores it cost more
+    (docs/decisions.md, "The unary port opens where the server has one CPU")."""
     if not isinstance(setting, str):
         return setting
-    cpus = len(os.sched_getaffinity(0)) if cpus is None else cpus
-    return 0 if cpus == 1 else None
+    return 0 if one_cpu(cpus) else None
+
+
+def cpu_policy_of(setting: str, cpus: int | None = None) -> str:
+    """The scheduling policy for a `--cpu-policy` setting: `auto` is batch on one CPU
+    (`one_cpu`), where the server's threads take turns on one core and a waking thread
+    preempting the event loop is only a context switch more (docs/decisions.md, "CPU
+    policy"), else normal."""
+    if setting != "auto":
+        return setting
+    return "batch" if one_cpu(cpus) else "normal"

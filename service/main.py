@@ -124,18 +124,23 @@ def _event_loop_policy() -> None:
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
-def set_cpu_policy(policy: str) -> None:
-    """Put this process's thread under `policy` (config.Settings.cpu_policy) before it starts
-    any other: the threads gRPC, the metrics server and --workers start inherit it. Under
-    SCHED_BATCH a thread that wakes does not preempt the one running, so gRPC's helper threads
-    wait for the event loop to block or its time slice to end instead of interrupting it
-    several times per call (docs/performance.md, "The server's threads on one core")."""
-    if policy == "normal":
+def set_cpu_policy(setting: str) -> None:
+    """Put this process's thread under the policy of `setting` (config.Settings.cpu_policy,
+    `auto` resolved by config.cpu_policy_of) before it starts any other: the threads gRPC, the
+    metrics server and --workers start inherit it. Under SCHED_BATCH a thread that wakes does
+    not preempt the one running, so gRPC's helper threads and the unary port's wait for the
+    event loop to block or its time slice to end instead of interrupting it several times per
+    call (docs/performance.md, "The server's threads on one core"). Asked for and refused:
+    the server stops; chosen by `auto` and refused: it warns and keeps the normal policy."""
+    if config.cpu_policy_of(setting) == "normal":
         return
     try:
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     except (AttributeError, OSError) as exc:  # not Linux, or refused
-        raise SystemExit(f"--cpu-policy {policy}: cannot set SCHED_BATCH here ({exc})") from exc
+        if setting == "auto":
+            log.warning("cpu_policy_refused", policy="batch", error=str(exc))
+            return
+        raise SystemExit(f"--cpu-policy {setting}: cannot set SCHED_BATCH here ({exc})") from exc
 
 
 # By default Python collects its youngest generation whenever 700 more container objects

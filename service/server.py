@@ -180,7 +180,8 @@ async def start(settings: Settings, store: Store) -> Running:
         operator_key=bool(settings.operator_key),
         protobuf=api_implementation.Type(),
         event_loop=type(asyncio.get_running_loop()).__module__,
-        cpu_policy=settings.cpu_policy,
+        # The policy in force (`--cpu-policy auto` resolved, or refused: service/main.py).
+        cpu_policy="batch" if os.sched_getscheduler(0) == os.SCHED_BATCH else "normal",
     )
     return running
 

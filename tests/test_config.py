@@ -6,8 +6,9 @@ import dataclasses
 import os
 
 import pytest
+import structlog.testing
 
-from croupier.service.config import parse, parse_bool, to_args, unary_port_of
+from croupier.service.config import cpu_policy_of, parse, parse_bool, to_args, unary_port_of
 from croupier.service.main import set_cpu_policy
 
 
@@ -105,3 +106,16 @@ def test_a_cpu_policy_the_system_refuses_stops_the_server_with_a_message(
     set_cpu_policy("normal")  # asks for nothing
     with pytest.raises(SystemExit, match="--cpu-policy batch: cannot set SCHED_BATCH here"):
         set_cpu_policy("batch")
+    # Chosen by `auto` (on one CPU), a refusal is a warning: the server runs as normal.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    with structlog.testing.capture_logs() as logs:
+        set_cpu_policy("auto")
+    assert [line["event"] for line in logs] == ["cpu_policy_refused"]
+
+
+def test_auto_cpu_policy_is_batch_only_on_one_cpu() -> None:
+    assert parse([], environ={}).cpu_policy == "auto"
+    assert cpu_policy_of("auto", cpus=1) == "batch"
+    assert cpu_policy_of("auto", cpus=2) == "normal"
+    assert cpu_policy_of("normal", cpus=1) == "normal"
+    assert cpu_policy_of("batch", cpus=4) == "batch"

@@ -460,8 +460,9 @@ def test_workers_line_names_every_port(tmp_path: Path) -> None:
 
 
 def test_workers_on_one_cpu_share_the_unary_port_auto_opens(tmp_path: Path) -> None:
-    """By default (`--unary-port auto`) the parent reads the CPUs it may run on, which its
-    workers inherit: on one CPU it chooses one free unary port for both."""
+    """By default (`--unary-port auto`, `--cpu-policy auto`) the parent reads the CPUs it may
+    run on, which its workers inherit: on one CPU it chooses one free unary port for both, and
+    their threads are SCHED_BATCH."""
     log_path = tmp_path / "workers.log"
     with _two_workers(log_path, cpu=max(os.sched_getaffinity(0))) as server:
         (workers,) = [e for e in _log_events(log_path) if e.get("event") == "workers"]
@@ -470,8 +471,15 @@ def test_workers_on_one_cpu_share_the_unary_port_auto_opens(tmp_path: Path) -> N
             with Croupier(server.target) as client:
                 create(client, "one_card", 2, seed=seed)
                 assert client.unary_target == f"127.0.0.1:{workers['unary_port']}"
+        # And `--cpu-policy auto`, the default, put every thread of theirs under SCHED_BATCH.
+        pids = _listening_pids(log_path)
+        assert {policy for pid in pids for policy in _thread_policies(pid)} == {os.SCHED_BATCH}
     listening = [e for e in _log_events(log_path) if e.get("event") == "listening"]
     assert {(e["unary_port"], e["cpus"]) for e in listening} == {(workers["unary_port"], 1)}
+    assert {e["cpu_policy"] for e in listening} == {"batch"}
+
+
+NORMAL = ("--cpu-policy", "normal")
 
 
 def _thread_policies(pid: int) -> set[int]:
@@ -504,9 +512,13 @@ def test_cpu_policy_batch_puts_every_server_thread_under_sched_batch(tmp_path: P
         assert _thread_policies(redis_pid) == {os.SCHED_OTHER}
     (line,) = [e for e in _log_events(log_path) if e.get("event") == "listening"]
     assert line["cpu_policy"] == "batch"
-    with EmbeddedRedis() as store, LocalServer(store.url) as server:
+    with EmbeddedRedis() as store, LocalServer(store.url, extra_args=NORMAL) as server:
         assert server.process is not None
         assert _thread_policies(server.process.pid) == {os.SCHED_OTHER}
+    if len(os.sched_getaffinity(0)) > 1:  # by default (auto) too, on more than one CPU
+        with EmbeddedRedis() as store, LocalServer(store.url) as server:
+            assert server.process is not None
+            assert _thread_policies(server.process.pid) == {os.SCHED_OTHER}
 
 
 def test_cpu_policy_reaches_every_worker(tmp_path: Path) -> None:

@@ -170,6 +170,7 @@ def test_by_default_the_port_opens_only_for_a_server_on_one_cpu(
     lines = [json.loads(line) for line in log.read_text().splitlines() if line[:1] == "{"]
     (listening,) = [line for line in lines if line["event"] == "listening"]
     assert (listening["cpus"], listening["unary_port"]) == (1, port)
+    assert listening["cpu_policy"] == "batch"  # `--cpu-policy auto` goes by the same rule
     if len(os.sched_getaffinity(0)) > 1:
         with LocalServer(store.url) as floating, Croupier(floating.target) as croupier:
             assert croupier.server_info().unary_port == 0
