@@ -308,11 +308,18 @@ def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
     return args, env
 
 
+def cpus_allowed() -> int | None:
+    """How many CPUs this process may run on (the size of its CPU affinity), or None where
+    the system does not say (not Linux)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return None if affinity is None else len(affinity(0))
+
+
 def one_cpu(cpus: int | None = None) -> bool:
-    """Whether this process may run on one CPU only (`cpus`: the size of its CPU affinity, by
-    default read): what the `auto` settings take for a core given to the server (`taskset`, a
-    container's cpuset, Kubernetes' static CPU manager), where its threads cannot float."""
-    return (len(os.sched_getaffinity(0)) if cpus is None else cpus) == 1
+    """Whether this process may run on one CPU only (`cpus`, by default `cpus_allowed()`):
+    what the `auto` settings take for a core given to the server (`taskset`, a container's
+    cpuset, Kubernetes' static CPU manager), where its threads cannot float."""
+    return (cpus_allowed() if cpus is None else cpus) == 1
 
 
 def unary_port_of(setting: int | Literal["auto"] | None, cpus: int | None = None) -> int | None:

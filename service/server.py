@@ -23,7 +23,7 @@ from grpc_reflection.v1alpha import reflection
 
 from croupier.service.benchmark import BenchmarkService
 from croupier.service.calls import lenient
-from croupier.service.config import Settings, unary_port_of
+from croupier.service.config import Settings, cpus_allowed, unary_port_of
 from croupier.service.servicer import GameService
 from croupier.service.store import Store
 from croupier.service.unary_port import UnaryPort, start_unary_port
@@ -174,16 +174,21 @@ async def start(settings: Settings, store: Store) -> Running:
         web_port=running.web.port if running.web is not None else None,
         unary_port=running.unary.port if running.unary is not None else None,
         # What `--unary-port auto` went by: the CPUs this process may run on.
-        cpus=len(os.sched_getaffinity(0)),
+        cpus=cpus_allowed(),
         metrics_port=settings.metrics_port or None,
         tls=bool(settings.tls_cert),
         operator_key=bool(settings.operator_key),
         protobuf=api_implementation.Type(),
         event_loop=type(asyncio.get_running_loop()).__module__,
         # The policy in force (`--cpu-policy auto` resolved, or refused: service/main.py).
-        cpu_policy="batch" if os.sched_getscheduler(0) == os.SCHED_BATCH else "normal",
+        cpu_policy=_cpu_policy_in_force(),
     )
     return running
+
+
+def _cpu_policy_in_force() -> str:
+    policy = getattr(os, "sched_getscheduler", None)  # not on every system
+    return "batch" if policy is not None and policy(0) == os.SCHED_BATCH else "normal"
 
 
 def add_services(

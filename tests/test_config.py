@@ -8,7 +8,14 @@ import os
 import pytest
 import structlog.testing
 
-from croupier.service.config import cpu_policy_of, parse, parse_bool, to_args, unary_port_of
+from croupier.service.config import (
+    cpu_policy_of,
+    cpus_allowed,
+    parse,
+    parse_bool,
+    to_args,
+    unary_port_of,
+)
 from croupier.service.main import set_cpu_policy
 
 
@@ -111,6 +118,13 @@ def test_a_cpu_policy_the_system_refuses_stops_the_server_with_a_message(
     with structlog.testing.capture_logs() as logs:
         set_cpu_policy("auto")
     assert [line["event"] for line in logs] == ["cpu_policy_refused"]
+
+
+def test_the_auto_settings_where_the_system_names_no_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not Linux (no CPU affinity to read): no unary port and the normal policy, never a crash."""
+    monkeypatch.delattr(os, "sched_getaffinity")
+    assert cpus_allowed() is None
+    assert (unary_port_of("auto"), cpu_policy_of("auto")) == (None, "normal")
 
 
 def test_auto_cpu_policy_is_batch_only_on_one_cpu() -> None:
