@@ -100,7 +100,7 @@ def test_to_args_gives_the_same_settings_again(reuse_port: bool) -> None:
     assert parse(["--no-reuse-port"], environ={}).reuse_port is False
 
 
-def test_a_cpu_policy_the_system_refuses_stops_the_server_with_a_message(
+def test_a_cpu_policy_the_system_refuses_stops_the_server_or_is_a_warning(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Linux always grants SCHED_BATCH (tests/service/test_operations.py starts real servers

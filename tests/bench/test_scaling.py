@@ -29,7 +29,7 @@ def _replayed_without_errors(report: dict[str, Any]) -> None:
     assert report["cpu"]["replay"]["server"] > 0
 
 
-@pytest.mark.parametrize("ports", [(), ("--server-arg=--unary-port=0",)], ids=["", "unary"])
+@pytest.mark.parametrize("ports", [(), ("--server-arg=--unary-port=0",)], ids=["grpc", "unary"])
 def test_long_game_replays_a_match_in_slices_and_sizes_its_log(
     tmp_path: Path, ports: tuple[str, ...]
 ) -> None:
