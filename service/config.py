@@ -39,6 +39,13 @@ class Settings:
         " installed",
     )
     workers: int = _setting(1, "CROUPIER_WORKERS", "server processes sharing the port")
+    pin_workers: bool = _setting(
+        False,
+        "CROUPIER_PIN_WORKERS",
+        "pin each server process (each of --workers) to one CPU of those it may use, in"
+        " turn, so that each takes the one-CPU settings of auto (the unary port, SCHED_BATCH):"
+        " for cores that are the server's alone (docs/deployment.md)",
+    )
     cpu_policy: str = _setting(
         "auto",
         "CROUPIER_CPU_POLICY",

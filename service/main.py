@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import gc
 import os
 import signal
@@ -58,19 +59,36 @@ async def _run(settings: config.Settings, redis_url: str | None) -> None:
         await store.close()
 
 
+def worker_cpus(settings: config.Settings) -> list[int] | None:
+    """The CPUs the server's processes are pinned to, one each in turn (`--pin-workers`:
+    those this process may use), or None (not pinned)."""
+    if not settings.pin_workers:
+        return None
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is None:
+        raise SystemExit("--pin-workers needs Linux (CPU affinity)")
+    return sorted(affinity(0))
+
+
 def run_workers(settings: config.Settings, redis_url: str) -> int:
     """Start `settings.workers` server processes on one port; forward SIGTERM/SIGINT to them
     and restart any that dies unexpectedly."""
     port = settings.port or free_port()
+    cpus = worker_cpus(settings)
     # One unary port for all of them too: a client learns it from whichever worker answers.
-    # (`auto` goes by this process's CPUs, which the workers inherit.)
-    unary_port = config.unary_port_of(settings.unary_port)
+    # (`auto` goes by a worker's CPUs: one when pinned, else this process's, which they inherit.)
+    unary_port = config.unary_port_of(settings.unary_port, 1 if cpus else None)
     unary_port = None if unary_port is None else unary_port or free_port()
+
+    def cpu_of(index: int) -> int:
+        assert cpus is not None
+        return cpus[index % len(cpus)]
 
     def spawn(index: int) -> subprocess.Popen[bytes]:
         child = dataclasses.replace(
             settings,
             workers=1,
+            pin_workers=False,
             port=port,
             unary_port=unary_port,
             redis_url=redis_url,
@@ -79,7 +97,9 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         )
         args, secrets = config.to_args(child)
         command = [sys.executable, "-m", "croupier.service.main", *args]
-        return subprocess.Popen(command, env={**os.environ, **secrets})
+        # Pinned before it runs a line: the worker reads its affinity as it starts (`auto`).
+        pin = None if cpus is None else functools.partial(os.sched_setaffinity, 0, {cpu_of(index)})
+        return subprocess.Popen(command, env={**os.environ, **secrets}, preexec_fn=pin)
 
     stopping = False
 
@@ -99,6 +119,7 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         host=settings.host,
         port=port,
         unary_port=unary_port,
+        cpus=None if cpus is None else [cpu_of(index) for index in range(settings.workers)],
         # The workers share the web port (SO_REUSEPORT); each serves its own metrics.
         web_port=settings.web_port,
         metrics_ports=[settings.metrics_port + i for i in range(settings.workers)]
@@ -164,6 +185,11 @@ def main(argv: list[str] | None = None) -> None:
     settings = config.parse(argv)
     logs.configure(settings.log_format, settings.log_level)
     with default_redis_url(settings) as redis_url:
+        cpus = worker_cpus(settings)
+        if cpus and settings.workers == 1:
+            # After the embedded redis-server started, which keeps every CPU; before the
+            # settings that `auto` decides by the CPUs are read.
+            os.sched_setaffinity(0, {cpus[0]})
         # After the embedded redis-server started: it keeps the normal policy.
         set_cpu_policy(settings.cpu_policy)
         if settings.workers > 1:

@@ -16,7 +16,7 @@ from croupier.service.config import (
     to_args,
     unary_port_of,
 )
-from croupier.service.main import set_cpu_policy
+from croupier.service.main import set_cpu_policy, worker_cpus
 
 
 @pytest.mark.parametrize("word", ["1", "true", "True", "YES", "on", " true "])
@@ -91,7 +91,11 @@ def test_to_args_gives_the_same_settings_again(reuse_port: bool) -> None:
     """What --workers hands its processes: flags (and secrets in the environment) that parse
     back to the same settings, booleans both ways."""
     settings = dataclasses.replace(
-        parse([], environ={}), reuse_port=reuse_port, operator_key="k", web_port=0
+        parse([], environ={}),
+        reuse_port=reuse_port,
+        pin_workers=not reuse_port,
+        operator_key="k",
+        web_port=0,
     )
     args, environ = to_args(settings)
     assert "k" not in args
@@ -133,3 +137,17 @@ def test_auto_cpu_policy_is_batch_only_on_one_cpu() -> None:
     assert cpu_policy_of("auto", cpus=2) == "normal"
     assert cpu_policy_of("normal", cpus=1) == "normal"
     assert cpu_policy_of("batch", cpus=4) == "batch"
+
+
+def test_pinned_workers_take_the_cpus_the_server_may_use_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert parse([], environ={}).pin_workers is False
+    assert worker_cpus(parse([], environ={})) is None
+    assert parse([], environ={"CROUPIER_PIN_WORKERS": "yes"}).pin_workers is True
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {5, 2, 7})
+    assert worker_cpus(parse(["--pin-workers"], environ={})) == [2, 5, 7]
+    # Not Linux: asked for, pinning cannot happen, and the server says so rather than start.
+    monkeypatch.delattr(os, "sched_getaffinity")
+    with pytest.raises(SystemExit, match="--pin-workers needs Linux"):
+        worker_cpus(parse(["--pin-workers"], environ={}))

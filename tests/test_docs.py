@@ -27,7 +27,7 @@ def test_readme_settings_exist() -> None:
         value = {"--log-format": "json", "--cpu-policy": "batch"}.get(flag, "1")  # choices
         if flag in ("--tls-cert", "--tls-key"):
             continue  # they go together and need files
-        if flag in ("--benchmark-service", "--feed-moves"):  # a switch: no value
+        if flag in ("--benchmark-service", "--feed-moves", "--pin-workers"):  # a switch: no value
             parse([flag])
             continue
         parse([flag, value] if flag not in ("--redis-url", "--operator-key") else [flag, "x"])

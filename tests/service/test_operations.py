@@ -479,6 +479,55 @@ def test_workers_on_one_cpu_share_the_unary_port_auto_opens(tmp_path: Path) -> N
     assert {e["cpu_policy"] for e in listening} == {"batch"}
 
 
+def test_pinned_workers_each_take_a_cpu_and_the_one_cpu_settings(tmp_path: Path) -> None:
+    """--pin-workers: each worker runs on one CPU of the server's, in turn (two CPUs: one
+    each), so `auto` opens one shared unary port and puts their threads under SCHED_BATCH on
+    a machine where the unpinned default is neither; the parent keeps every CPU."""
+    log_path = tmp_path / "workers.log"
+    allowed = sorted(os.sched_getaffinity(0))
+    with _two_workers(log_path, "--pin-workers") as server:
+        (workers,) = [e for e in _log_events(log_path) if e.get("event") == "workers"]
+        expected = [allowed[i % len(allowed)] for i in range(2)]
+        assert workers["cpus"] == expected
+        assert isinstance(workers["unary_port"], int) and workers["unary_port"] > 0
+        pids = _listening_pids(log_path)
+        assert sorted(cpu for pid in pids for cpu in os.sched_getaffinity(pid)) == expected
+        assert {policy for pid in pids for policy in _thread_policies(pid)} == {os.SCHED_BATCH}
+        assert server.process is not None
+        assert sorted(os.sched_getaffinity(server.process.pid)) == allowed
+        for seed in (19, 20):  # over new connections, to either worker
+            with Croupier(server.target) as client:
+                game = create(client, "one_card", 2, seed=seed)
+                assert client.unary_target == f"127.0.0.1:{workers['unary_port']}"
+                seat = game.view.active_seats[0]
+                move = client.legal_moves(game.name, game.seat_credentials[seat])[0]
+                played = client.apply(game.name, game.seat_credentials[seat], move)
+                assert played.view.move_count == 1
+    listening = [e for e in _log_events(log_path) if e.get("event") == "listening"]
+    assert {(e["unary_port"], e["cpus"], e["cpu_policy"]) for e in listening} == {
+        (workers["unary_port"], 1, "batch")
+    }
+
+
+def test_one_pinned_process_takes_the_first_cpu_its_redis_keeps_them_all(tmp_path: Path) -> None:
+    log_path = tmp_path / "server.log"
+    allowed = sorted(os.sched_getaffinity(0))
+    with (
+        log_path.open("wb") as log,
+        LocalServer(extra_args=("--pin-workers",), log_level="info", stderr=log.fileno()) as server,
+        Croupier(server.target) as client,
+    ):
+        create(client, "trinity", 3, seed=21)
+        assert client.unary_target is not None
+        assert server.process is not None
+        assert os.sched_getaffinity(server.process.pid) == {allowed[0]}
+        (redis_pid,) = children_of(server.process.pid)
+        assert sorted(os.sched_getaffinity(redis_pid)) == allowed
+    (line,) = [e for e in _log_events(log_path) if e.get("event") == "listening"]
+    assert (line["cpus"], line["cpu_policy"]) == (1, "batch")
+    assert isinstance(line["unary_port"], int)
+
+
 NORMAL = ("--cpu-policy", "normal")
 
 
