@@ -27,9 +27,13 @@ moves chosen beforehand by a seeded random player on the engine and sent with Ap
 request id), one game's moves in order, 16 games at once. The counters cover the moves and
 every update they make, each stream's update received before the dump; the figure is per move
 and per update delivered (everything the server did, divided by the updates). Two runs with
-different N give an extra update's cost: the difference over the difference in updates.
+different N give an extra update's cost: the difference over the difference in updates. With
+--watch-seats K only the first K seats of each game watch: `--watch 1 --watch-seats 1` against
+`--watch 1` (every seat) is the watcher benchmark's measure of an extra seat's update, its
+own view built and sent (16 streams against 64).
 
-    .venv/bin/python deploy/loadtest/echo_instructions.py --calls 640 [--play | --watch N]
+    .venv/bin/python deploy/loadtest/echo_instructions.py --calls 640 \
+        [--play | --watch N [--watch-seats K]]
 """
 
 from __future__ import annotations
@@ -153,12 +157,14 @@ def _engine_moves(seed: int, count: int) -> list[tuple[int, bytes]]:
 
 
 class Watched:
-    """WATCHED_GAMES games on the server, every seat watching its game on `streams` streams;
-    `play` sends the next moves of each game and returns once every stream has their updates."""
+    """WATCHED_GAMES games on the server, the first `seats` seats of each watching it on
+    `streams` streams; `play` sends the next moves of each game and returns once every stream
+    has their updates."""
 
-    def __init__(self, channel: grpc.aio.Channel, streams: int) -> None:
+    def __init__(self, channel: grpc.aio.Channel, streams: int, seats: int) -> None:
         self._stub = game_grpc.GameServiceStub(channel)
         self._streams = streams
+        self._seats = seats
         self._games: list[tuple[str, list[str], list[tuple[int, bytes]]]] = []
         self._received = 0
         self._wanted = 0
@@ -174,7 +180,7 @@ class Watched:
             created = await self._stub.CreateGame(request, timeout=600)
             credentials = list(created.seat_credentials)
             self._games.append((created.name, credentials, _engine_moves(seed, moves)))
-            for credential in credentials:
+            for credential in credentials[: self._seats]:
                 for _ in range(self._streams):
                     first = asyncio.get_running_loop().create_future()
                     opened.append(first)
@@ -203,7 +209,7 @@ class Watched:
         batches = [(name, credentials, made[:moves]) for name, credentials, made in self._games]
         self._games = [(n, c, made[moves:]) for n, c, made in self._games]
         sent = sum(len(batch) for _, _, batch in batches)
-        self._wanted = self._received + sent * WATCHED_SEATS * self._streams
+        self._wanted = self._received + sent * self._seats * self._streams
         self._arrived.clear()
 
         async def player(name: str, credentials: list[str], batch: list[tuple[int, bytes]]) -> None:
@@ -246,14 +252,19 @@ def _dump(pid: int) -> None:
 
 
 async def _watched(
-    port: int, streams: int, moves: int, start: Callable[[], object], end: Callable[[], object]
+    port: int,
+    streams: int,
+    seats: int,
+    moves: int,
+    start: Callable[[], object],
+    end: Callable[[], object],
 ) -> int:
     """The watch run: warm-up moves, then `start`, `moves` moves (or as many as the games
     have) with their updates all received, then `end`; the moves measured."""
     per_game = -(-moves // WATCHED_GAMES)
     warm_up = max(1, per_game // 4)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        watched = Watched(channel, streams)
+        watched = Watched(channel, streams, seats)
         await watched.open(warm_up + per_game)
         await watched.play(warm_up)
         await asyncio.sleep(0.5)  # the warm-up's log lines and metrics are done
@@ -272,6 +283,14 @@ def main() -> None:
     kind.add_argument("--play", action="store_true", help="game-play moves instead of Echo")
     kind.add_argument(
         "--watch", type=int, metavar="N", help="replayed moves, every seat watching on N streams"
+    )
+    parser.add_argument(
+        "--watch-seats",
+        type=int,
+        choices=range(1, WATCHED_SEATS + 1),
+        default=WATCHED_SEATS,
+        metavar="K",
+        help=f"with --watch: only the first K seats of each game watch (1-{WATCHED_SEATS})",
     )
     parser.add_argument("--no-valgrind", action="store_true", help="CPU time, not instructions")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
@@ -294,15 +313,16 @@ def main() -> None:
             if server.stdout.readline().strip() != "ready":
                 raise SystemExit("the server did not start")
             if args.watch is not None:
-                what = f"Replayed moves, every seat on {args.watch} stream(s) ({WATCHED_GAMES}" \
-                    f" games of {WATCHED_SEATS} seats)"  # fmt: skip
+                what = f"Replayed moves, {args.watch_seats} seat(s) of each game on {args.watch}" \
+                    f" stream(s) ({WATCHED_GAMES} games of {WATCHED_SEATS} seats)"  # fmt: skip
                 pid, cpu = server.pid, [0.0, 0.0]
                 if valgrind is None:
                     start, end = [functools.partial(_cpu_into, pid, cpu, i) for i in (0, 1)]
                 else:
                     start, end = functools.partial(_zero, pid), functools.partial(_dump, pid)
-                count = uvloop.run(_watched(port, args.watch, args.calls, start, end))
-                updates = count * WATCHED_SEATS * args.watch
+                watching = _watched(port, args.watch, args.watch_seats, args.calls, start, end)
+                count = uvloop.run(watching)
+                updates = count * args.watch_seats * args.watch
                 if valgrind is None:
                     used = (cpu[1] - cpu[0]) * 1e6
                     each = f", {used / updates:.0f} us per update" if updates else ""
