@@ -75,14 +75,11 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
     and restart any that dies unexpectedly."""
     port = settings.port or free_port()
     cpus = worker_cpus(settings)
+    pinned = None if cpus is None else [cpus[i % len(cpus)] for i in range(settings.workers)]
     # One unary port for all of them too: a client learns it from whichever worker answers.
     # (`auto` goes by a worker's CPUs: one when pinned, else this process's, which they inherit.)
-    unary_port = config.unary_port_of(settings.unary_port, 1 if cpus else None)
+    unary_port = config.unary_port_of(settings.unary_port, 1 if pinned else None)
     unary_port = None if unary_port is None else unary_port or free_port()
-
-    def cpu_of(index: int) -> int:
-        assert cpus is not None
-        return cpus[index % len(cpus)]
 
     def spawn(index: int) -> subprocess.Popen[bytes]:
         child = dataclasses.replace(
@@ -98,7 +95,9 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         args, secrets = config.to_args(child)
         command = [sys.executable, "-m", "croupier.service.main", *args]
         # Pinned before it runs a line: the worker reads its affinity as it starts (`auto`).
-        pin = None if cpus is None else functools.partial(os.sched_setaffinity, 0, {cpu_of(index)})
+        pin = (
+            None if pinned is None else functools.partial(os.sched_setaffinity, 0, {pinned[index]})
+        )
         return subprocess.Popen(command, env={**os.environ, **secrets}, preexec_fn=pin)
 
     stopping = False
@@ -119,7 +118,7 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         host=settings.host,
         port=port,
         unary_port=unary_port,
-        cpus=None if cpus is None else [cpu_of(index) for index in range(settings.workers)],
+        cpus=pinned,
         # The workers share the web port (SO_REUSEPORT); each serves its own metrics.
         web_port=settings.web_port,
         metrics_ports=[settings.metrics_port + i for i in range(settings.workers)]
@@ -185,8 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     settings = config.parse(argv)
     logs.configure(settings.log_format, settings.log_level)
     with default_redis_url(settings) as redis_url:
-        cpus = worker_cpus(settings)
-        if cpus and settings.workers == 1:
+        if settings.workers == 1 and (cpus := worker_cpus(settings)):
             # After the embedded redis-server started, which keeps every CPU; before the
             # settings that `auto` decides by the CPUs are read.
             os.sched_setaffinity(0, {cpus[0]})
