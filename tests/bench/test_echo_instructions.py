@@ -32,6 +32,21 @@ def test_the_probe_prints_its_watch_figure() -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     line = done.stdout.strip()
     assert line.startswith(
-        "Replayed moves, every seat on 2 stream(s) (16 games of 4 seats): 64 moves, 512 updates;"
+        "Replayed moves, 4 seat(s) of each game on 2 stream(s) (16 games of 4 seats): 64 moves,"
+        " 512 updates;"
     )
     assert "us of server CPU per move" in line and "us per update" in line
+
+
+def test_the_probe_watches_with_some_seats_of_each_game() -> None:
+    """`--watch-seats 1`: one seat of each game watches (the watcher benchmark's 16 streams
+    against 64), so a move makes one update per stream of that seat."""
+    command = [sys.executable, str(PROBE), "--no-valgrind", "--calls", "64", "--watch", "1"]
+    done = subprocess.run(
+        [*command, "--watch-seats", "1"], capture_output=True, text=True, timeout=120, check=True
+    )
+    line = done.stdout.strip()
+    assert line.startswith(
+        "Replayed moves, 1 seat(s) of each game on 1 stream(s) (16 games of 4 seats): 64 moves,"
+        " 64 updates;"
+    )
