@@ -101,8 +101,16 @@ def field_positions(data: bytes, numbers: Sequence[int]) -> tuple[int, ...]:
 def put_in(shared: bytes, positions: Sequence[int], own: Sequence[bytes]) -> bytes:
     """The serialized message `shared` with `own` (an audience's own fields, one per position,
     each serialized) put in at `positions` (`field_positions` of their numbers)."""
+    if len(own) != len(positions):
+        raise ValueError(f"{len(own)} own fields for {len(positions)} places")
     pieces: list[bytes] = []
-    _add_put_in(pieces, shared, positions, own)
+    start = 0
+    for index in range(len(positions)):
+        position = positions[index]
+        pieces.append(shared[start:position])
+        pieces.append(own[index])
+        start = position
+    pieces.append(shared[start:])
     return b"".join(pieces)
 
 
@@ -120,6 +128,8 @@ def nested_update(
     (`put_in`), then `after`: the bytes of `field(update_tag, b"".join(leading) +
     field(view_tag, put_in(shared, positions, own))) + after`, with the sizes added up and
     everything joined once."""
+    if len(own) != len(positions):
+        raise ValueError(f"{len(own)} own fields for {len(positions)} places")
     inner_size = len(shared)
     for part in own:
         inner_size += len(part)
@@ -131,17 +141,6 @@ def nested_update(
     pieces.extend(leading)
     pieces.append(view_tag)
     pieces.append(inner_size_field)
-    _add_put_in(pieces, shared, positions, own)
-    pieces.append(after)
-    return b"".join(pieces)
-
-
-def _add_put_in(
-    pieces: list[bytes], shared: bytes, positions: Sequence[int], own: Sequence[bytes]
-) -> None:
-    """Add to `pieces` the parts of `put_in(shared, positions, own)`, in order."""
-    if len(own) != len(positions):
-        raise ValueError(f"{len(own)} own fields for {len(positions)} places")
     start = 0
     for index in range(len(positions)):
         position = positions[index]
@@ -149,3 +148,5 @@ def _add_put_in(
         pieces.append(own[index])
         start = position
     pieces.append(shared[start:])
+    pieces.append(after)
+    return b"".join(pieces)
