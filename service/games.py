@@ -15,7 +15,6 @@ from typing import Any, TypeVar, cast
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
-from croupier.engines.core import wire
 from croupier.engines.core.engine import Emitted
 from croupier.engines.core.scoring import forfeit_result
 from croupier.engines.registry import GAMES, AnyEngine
@@ -396,12 +395,7 @@ class Published:
         if update is None:
             if self.parts is None:
                 self.parts = UpdateParts.of(self.game, self.events)
-            if self.shared is not None:  # every audience after the first, in one join
-                own = self.game.engine.own_view(self.game.state, seat)
-                update = self.parts.update_from(seat, self.shared, own)
-            else:
-                update = self.parts.update(seat, self._engine_view(seat))
-            self.updates[seat] = update
+            update = self.updates[seat] = self.parts.update(seat, self._engine_view(seat))
         return update
 
     def _engine_view(self, seat: int | None) -> bytes:
@@ -419,24 +413,37 @@ class Published:
         return self.shared.put_in(engine.own_view(state, seat))
 
 
+# The varints of one byte, made once: several are written for every update.
+_ONE_BYTE_VARINTS = tuple(bytes((value,)) for value in range(0x80))
+
+
+def _varint(value: int) -> bytes:
+    if value < 0x80:  # most: a tag here, a seat, the length of a small field
+        return _ONE_BYTE_VARINTS[value]
+    out = bytearray()
+    while True:
+        low = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(low | 0x80)
+        else:
+            out.append(low)
+            return bytes(out)
+
+
+def _tag(number: int, wire_type: int) -> bytes:
+    """A field's tag in protobuf's wire format: its number, then its wire type (2:
+    length-delimited, 0: a varint)."""
+    return _varint((number << 3) | wire_type)
+
+
 # The tags of the fields an update is put together from.
-_UPDATE_VIEW_TAG = wire.tag(WatchGameResponse.VIEW_FIELD_NUMBER, wire.LENGTH_DELIMITED)
-_UPDATE_EVENT_TAG = wire.tag(WatchGameResponse.EVENTS_FIELD_NUMBER, wire.LENGTH_DELIMITED)
-_VIEWER_SEAT_TAG = wire.tag(GameView.VIEWER_SEAT_FIELD_NUMBER, wire.VARINT)
-_SEAT_FIELDS = tuple(_VIEWER_SEAT_TAG + wire.varint(seat) for seat in range(0x80))
-
-
-def _seat_field(seat: int | None) -> bytes:
-    """A GameView's `viewer_seat` field for `seat` (none for a spectator)."""
-    if seat is None:
-        return b""
-    return _SEAT_FIELDS[seat] if seat < 0x80 else _VIEWER_SEAT_TAG + wire.varint(seat)
-
-
+_UPDATE_VIEW_TAG = _tag(WatchGameResponse.VIEW_FIELD_NUMBER, 2)
+_UPDATE_EVENT_TAG = _tag(WatchGameResponse.EVENTS_FIELD_NUMBER, 2)
+_VIEWER_SEAT_TAG = _tag(GameView.VIEWER_SEAT_FIELD_NUMBER, 0)
 # The tag of each game's own view in a GameView, by game type.
 _GAME_VIEW_TAGS = {
-    game_type: wire.tag(GameView.DESCRIPTOR.fields_by_name[game_type].number, wire.LENGTH_DELIMITED)
-    for game_type in GAMES
+    game_type: _tag(GameView.DESCRIPTOR.fields_by_name[game_type].number, 2) for game_type in GAMES
 }
 
 
@@ -464,11 +471,11 @@ class UpdateParts:
         for entry in items_of(entries):  # a notification's field: a list to loop over
             public = b""
             if entry.HasField("public"):
-                public = wire.field(_UPDATE_EVENT_TAG, entry.public.SerializeToString())
+                public = _field(_UPDATE_EVENT_TAG, entry.public.SerializeToString())
             own: dict[int, bytes] = {}
             for private in items_of(entry.private):
                 event = private.event.SerializeToString()
-                own.setdefault(private.seat, wire.field(_UPDATE_EVENT_TAG, event))
+                own.setdefault(private.seat, _field(_UPDATE_EVENT_TAG, event))
             events.append((public, own))
         return cls(
             head.SerializeToString(),
@@ -479,7 +486,8 @@ class UpdateParts:
 
     def view(self, seat: int | None, own: bytes) -> bytes:
         """`seat`'s GameView, serialized, given its game's own view (`own`, serialized)."""
-        return b"".join((self.head, _seat_field(seat), self.tail, wire.field(self.game_tag, own)))
+        seat_field = b"" if seat is None else _VIEWER_SEAT_TAG + _varint(seat)
+        return b"".join((self.head, seat_field, self.tail, _field(self.game_tag, own)))
 
     def update(self, seat: int | None, own: bytes) -> bytes:
         """`seat`'s update, given its game's own view (`own`, serialized)."""
@@ -487,26 +495,11 @@ class UpdateParts:
 
     def update_with(self, seat: int | None, view: bytes) -> bytes:
         """`seat`'s update, given its view (`view`: from `view`)."""
-        return wire.field(_UPDATE_VIEW_TAG, view) + self.events_for(seat)
-
-    def update_from(self, seat: int | None, shared: SharedView, own: Sequence[bytes]) -> bytes:
-        """`seat`'s update given the shared view and the seat's own fields (`own_view`): the
-        bytes of `update(seat, shared.put_in(own))`, joined once (wire.nested_update)."""
-        return wire.nested_update(
-            _UPDATE_VIEW_TAG,
-            (self.head, _seat_field(seat), self.tail),
-            self.game_tag,
-            shared.data,
-            shared.positions,
-            own,
-            self.events_for(seat),
-        )
-
-    def events_for(self, seat: int | None) -> bytes:
-        """`seat`'s events of the move, serialized as the update's fields."""
-        return b"".join(
-            [public if seat is None else own.get(seat, public) for public, own in self.events]
-        )
+        events = [
+            public if seat is None else own_events.get(seat, public)
+            for public, own_events in self.events
+        ]
+        return b"".join((_field(_UPDATE_VIEW_TAG, view), *events))
 
 
 @dataclass(slots=True, frozen=True)
@@ -522,11 +515,67 @@ class SharedView:
     @classmethod
     def of(cls, engine: AnyEngine, state: Any) -> SharedView:
         data = engine.shared_view(state).SerializeToString()
-        return cls(data, wire.field_positions(data, engine.own_view_fields))
+        return cls(data, _positions(data, engine.own_view_fields))
 
     def put_in(self, own: Sequence[bytes]) -> bytes:
         """The serialized view with `own` (an audience's own fields, from `own_view`)."""
-        return wire.put_in(self.data, self.positions, own)
+        data = self.data
+        pieces: list[bytes] = []
+        start = 0
+        for position, part in zip(self.positions, own, strict=True):
+            pieces += (data[start:position], part)
+            start = position
+        pieces.append(data[start:])
+        return b"".join(pieces)
+
+
+def _field(tag: bytes, value: bytes) -> bytes:
+    return tag + _varint(len(value)) + value
+
+
+def _positions(data: bytes, numbers: Sequence[int]) -> tuple[int, ...]:
+    """For each of `numbers` (ascending), where the first field numbered that or more starts in
+    the serialized message `data` (its fields in order of number), in one pass."""
+    found: list[int] = []
+    position, end, wanted = 0, len(data), len(numbers)
+    while position < end and len(found) < wanted:
+        # Tags and lengths of one byte are read in place: a call per varint cost most of the
+        # pass (docs/performance.md, "A watch update counted").
+        tag = data[position]
+        after = position + 1
+        if tag >= 0x80:
+            tag, after = _read_varint(data, position)
+        while len(found) < wanted and tag >> 3 >= numbers[len(found)]:
+            found.append(position)
+        wire_type = tag & 7
+        if wire_type == 0:
+            while data[after] >= 0x80:  # a varint value, skipped to its last byte
+                after += 1
+            after += 1
+        elif wire_type == 2:
+            size = data[after]
+            if size < 0x80:
+                after += 1 + size
+            else:
+                size, after = _read_varint(data, after)
+                after += size
+        elif wire_type in (1, 5):
+            after += 8 if wire_type == 1 else 4
+        else:
+            raise ValueError(f"unexpected wire type {wire_type}")
+        position = after
+    return (*found, *[end] * (wanted - len(found)))
+
+
+def _read_varint(data: bytes, position: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, position
+        shift += 7
 
 
 class RecentNotifications:
@@ -581,7 +630,7 @@ def notification_head(note: MoveNotification, game_size: int) -> bytes:
     """`note` (a MoveNotification without its `game`) serialized, ending with the header of
     that field: followed by the serialized StoredGame it is the whole notification (protobuf
     fields may come in any order)."""
-    return note.SerializeToString() + _GAME_FIELD_HEADER + wire.varint(game_size)
+    return note.SerializeToString() + _GAME_FIELD_HEADER + _varint(game_size)
 
 
-_GAME_FIELD_HEADER = wire.tag(MoveNotification.GAME_FIELD_NUMBER, wire.LENGTH_DELIMITED)
+_GAME_FIELD_HEADER = _tag(MoveNotification.GAME_FIELD_NUMBER, 2)

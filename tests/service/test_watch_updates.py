@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from google.protobuf.message import Message
 
 from croupier.engines.core.engine import Emitted
 from croupier.engines.registry import GAMES
@@ -18,10 +19,13 @@ from croupier.service.games import (
     LoadedGame,
     Published,
     RecentNotifications,
+    _positions,
+    _varint,
     notification_head,
 )
 from croupier.service.limits import WatcherCount
 from croupier.v1.game_service_pb2 import (
+    GAME_STATUS_ACTIVE,
     ApplyMoveResponse,
     GameView,
     WatchGameResponse,
@@ -218,3 +222,36 @@ def test_the_streams_a_game_has_here_are_counted_as_they_come_and_go() -> None:
     watchers.leave("g")
     watchers.leave("h")
     assert (watchers.count("g"), watchers.count("h")) == (1, 0)
+
+
+def test_the_wire_format_helpers_read_and_write_as_protobuf_does() -> None:
+    """The update's parts are cut from serialized messages where a field starts: found for
+    tags of one and two bytes, lengths of one and two bytes and varint values of one to seven
+    bytes, as protobuf lays them out (the whole games above seldom reach the longer forms)."""
+    assert _varint(0) == b"\x00"  # (a field at its default is not written: no protobuf twin)
+    for value in (1, 127, 128, 300, 16_383, 16_384, 2**31 - 1):
+        assert _varint(value) == GameView(move_count=value).SerializeToString()[1:]
+    view = GameView(
+        name="games/" + "x" * 200,  # a length of two bytes
+        seats=3,
+        display_names=["a" * 128, "b"],  # a length of 0x80 0x01
+        viewer_seat=1,
+        move_count=2**42,  # a value of seven bytes: six of 0x80, then 0x01
+        status=GAME_STATUS_ACTIVE,
+        clock_seconds=300,  # field 16: a tag of two bytes
+        time_bank_ms=[90_000, 1, 2**40],  # packed: a length, then varints of up to six bytes
+        forfeited_seat=2,
+    )
+    view.one_card.hand_sizes.extend([7, 7, 7])
+    data = view.SerializeToString()
+    numbers = sorted(field.number for field in GameView.DESCRIPTOR.fields)
+    for start in range(len(numbers)):
+        wanted = numbers[start:]
+        before: Message = GameView.FromString(data)  # (a Message: its fields cleared by name)
+        for field in GameView.DESCRIPTOR.fields:
+            if field.number >= wanted[0]:
+                before.ClearField(field.name)
+        expected = len(before.SerializeToString())  # where the first field of `wanted` starts
+        assert _positions(data, wanted)[0] == expected
+    assert _positions(data, (6, 16, 22)) == tuple(_positions(data, (n,))[0] for n in (6, 16, 22))
+    assert _positions(data, (26,)) == (len(data),)  # beyond the last field: the end
