@@ -9,6 +9,7 @@
     croupier-bench --engines                         # the engines alone: no gRPC, no Redis
     croupier-bench --bots --games 1000               # strong bots against random ones
     croupier-bench --watchers 1000 --watch-games 16  # WatchGame streams while moves are made
+    croupier-bench --watchers 64 --watch-games 16 --watch-split 10  # one more stream's update
     croupier-bench --stored-games 1000000            # the phases with 1M idle games in Redis
     croupier-bench --long-game 2000                  # per-move cost along a 2,000-move match
     croupier-bench --bot-games 32                    # moves made by the server's bot seats
@@ -175,6 +176,14 @@ def _parser() -> argparse.ArgumentParser:
         "--watch-rate", type=_positive(float), default=100.0, help="moves per second, all games"
     )
     parser.add_argument(
+        "--watch-split",
+        type=_positive(int),
+        metavar="PAIRS",
+        help="(--watchers) halve the games, the first half watched by one stream each, and"
+        " send the moves to each half in turn: PAIRS pairs of phases give an extra stream's"
+        " update",
+    )
+    parser.add_argument(
         "--server-arg",
         action="append",
         metavar="FLAG",
@@ -249,6 +258,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--compare-ports sends half the phases to the unary port: not --grpc-port")
     if args.stored_games and (args.redis_cluster or (args.target and not args.redis_url)):
         parser.error("--stored-games fills a single Redis: the started server's or --redis-url")
+    if args.watch_split and not (args.watchers and args.watchers > args.watch_games > 1):
+        parser.error(
+            "--watch-split compares games watched by one stream with games watched by more:"
+            " --watchers more than --watch-games, and --watch-games 2 or more"
+        )
     if args.profile and py_spy() is None:
         parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
     if args.bots:

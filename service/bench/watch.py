@@ -10,6 +10,13 @@ server's CPU per move and per update delivered. The moves measured are those sen
 window, and their updates are counted whenever they arrive (the bench waits for the last of
 them), so that a slow delivery on a busy machine shows as latency, never as updates missing
 from the count.
+
+With `--watch-split PAIRS` the games are halved: the first half keeps only its first stream
+each, the second all of theirs, and the moves go to one half at a time, in phases that take
+the window in turns (A B, B A, A B, ...). The difference of the server's CPU per move between
+the halves, divided by the extra streams a move of the second half updates, is what one more
+stream's update costs, each pair's measured in one server process seconds apart: the server's
+CPU per move differs by more between two runs than the difference being measured.
 """
 
 from __future__ import annotations
@@ -18,14 +25,17 @@ import argparse
 import asyncio
 import contextlib
 import importlib
+import math
 import os
+import random
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
 import grpc
 
-from croupier.service.bench.cpu import cpu_seconds, pin, rss_bytes
+from croupier.service.bench.cpu import cpu_seconds, pin, rss_bytes, server_cpu_clock
 from croupier.service.bench.load import reason_of
 from croupier.service.bench.replay import record_games, request_id
 from croupier.service.bench.server import seats_of, server_for
@@ -72,6 +82,23 @@ class _Turns:
         return None
 
 
+def phase_order(pairs: int, chooser: random.Random) -> list[int]:
+    """The halves of `--watch-split` in turn: each pair of phases has both, in an order drawn
+    for the pair (each run its own draw). A fixed order would put work that comes back at a
+    steady period (such as the garbage collector's older generations, every so many
+    allocations) in the same half at every turn, and bias a whole run one way."""
+    order: list[int] = []
+    for _ in range(pairs):
+        order += (0, 1) if chooser.random() < 0.5 else (1, 0)
+    return order
+
+
+def opened_streams(watchers: int, games: int, split: bool) -> list[int]:
+    """The numbers of the streams opened: stream n watches game n % games with the audience
+    n // games in turn; split, the first half of the games keep only their first stream."""
+    return [n for n in range(watchers) if not (split and n >= games and n % games < games // 2)]
+
+
 def _metadata(credential: str | None) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {credential}"),) if credential else ()
 
@@ -90,6 +117,8 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
     stream_errors: dict[str, int] = {}
     error_reasons: dict[str, int] = {}  # of the ApplyMoves
     window = [0.0, 0.0]
+    split = bool(args.watch_split)
+    opened = opened_streams(args.watchers, len(tables), split)
     settled = 0  # streams that have their first view, or failed
     last_seen = [-1] * args.watchers  # each stream's last move count (-1: ended, or none yet)
     caught_up = asyncio.Event()  # once the moves are sent: every open stream holds the last
@@ -109,7 +138,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
     def settle() -> None:
         nonlocal settled
         settled += 1
-        if settled == args.watchers:
+        if settled == len(opened):
             all_settled.set()
 
     async def watcher(number: int) -> None:
@@ -145,7 +174,7 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
 
     server_pid = args.watch_pids.get("server")
     rss = [rss_bytes(server_pid) if server_pid else None]
-    streams = [asyncio.create_task(watcher(n)) for n in range(args.watchers)]
+    streams = [asyncio.create_task(watcher(n)) for n in opened]
     try:
         await asyncio.wait_for(all_settled.wait(), timeout=120)
         await asyncio.sleep(0.5)  # the server's side of the last streams settles too
@@ -157,7 +186,11 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
         moves = 0
         cpu: dict[str, float] = {}
         step = 0
-        turns = _Turns(tables)
+        halves = len(tables) // 2
+        turns = [_Turns(tables[:halves]), _Turns(tables[halves:])] if split else [_Turns(tables)]
+        order = phase_order(args.watch_split, random.Random()) if split else [0]
+        phase_seconds = args.duration / len(order)
+        phases = _Phases(server_pid)
         while True:
             moment = start + step * interval
             if moment > window[1]:
@@ -165,8 +198,14 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
             await asyncio.sleep(max(0.0, moment - time.perf_counter()))
             if not cpu and time.perf_counter() >= window[0]:
                 cpu = {"started": time.perf_counter(), **_cpu(args)}
+            if moment < window[0]:
+                half = step % len(turns)  # the warm-up: the halves take moves in turn
+            else:
+                number = min(int((moment - window[0]) / phase_seconds), len(order) - 1)
+                phases.enter(number)
+                half = order[number]
             step += 1
-            table = turns.next()
+            table = turns[half].next()
             if table is None:
                 continue
             seat, move = table.recorded.moves[table.next]
@@ -182,9 +221,12 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
                 table.applied = table.next
                 if window[0] <= sent_at <= window[1]:
                     moves += 1
+                    phases.moves[-1] += 1
             except grpc.RpcError as error:
                 reason = reason_of(error)
                 error_reasons[reason] = error_reasons.get(reason, 0) + 1
+        await asyncio.sleep(max(0.0, moment - time.perf_counter()))
+        phases.enter(len(order))  # the last phase ends where its next move would have gone
         await asyncio.sleep(0.2)  # the last updates arrive
         ended = _cpu(args)
         elapsed = time.perf_counter() - cpu["started"]
@@ -202,7 +244,59 @@ async def _measure(args: argparse.Namespace, target: str, recorded: tuple[Record
                 await task
         await channel.close()
     figures = (moves, updates, missed, error_reasons, stream_errors, latencies)
-    return (*figures, cpu, ended, elapsed, rss)
+    return (*figures, cpu, ended, elapsed, rss, order, phases.cpu_per_move())
+
+
+class _Phases:
+    """The server's CPU clock where each phase of the window begins, and the moves applied in
+    each (none measured without the server's pid)."""
+
+    def __init__(self, server_pid: int | None) -> None:
+        self._pid = server_pid
+        self._clock: list[float] = []
+        self.moves: list[int] = [0]  # [0]: the warm-up's, not a phase's
+
+    def enter(self, number: int) -> None:
+        """Phase `number` begins (and any before it that no move reached, empty)."""
+        while self._pid is not None and len(self._clock) <= number:
+            self._clock.append(server_cpu_clock(self._pid))
+            self.moves.append(0)
+
+    def cpu_per_move(self) -> list[float]:
+        """The server's CPU seconds per move applied, of each phase."""
+        spent = [b - a for a, b in zip(self._clock, self._clock[1:], strict=False)]
+        return [cpu / n if n else math.nan for cpu, n in zip(spent, self.moves[1:], strict=False)]
+
+
+def split_figures(
+    order: list[int], cpu_per_move: list[float], opened: list[int], games: int
+) -> dict[str, Any]:
+    """`--watch-split`: what one more stream's update costs, from each pair of phases (the
+    server's CPU per move in the half watched by every stream less that in the half watched
+    by one, divided by the extra streams a move there updates)."""
+    halves = games // 2
+    streams = [0, 0]
+    for n in opened:
+        streams[n % games >= halves] += 1
+    extra = streams[1] / (games - halves) - streams[0] / halves
+    pairs = [  # (the half of one stream a game, the half of all), phase by phase
+        (cpu_per_move[i + order[i]], cpu_per_move[i + 1 - order[i]])
+        for i in range(0, len(cpu_per_move) - 1, 2)
+    ]
+    each = [(all_ - one) / extra * 1e6 for one, all_ in pairs]
+    return {
+        "pairs": len(pairs),
+        "halves": order,  # of the phases in turn: 0 one stream a game, 1 all of them
+        "extra_streams_per_move": round(extra, 3),
+        "us_per_move": [[round(one * 1e6, 1), round(all_ * 1e6, 1)] for one, all_ in pairs],
+        "us_per_extra_update": [round(x, 1) for x in each],
+        "median_us": round(statistics.median(each), 1) if each else None,
+        "mean_us": round(statistics.fmean(each), 1) if each else None,
+        # The standard error of the mean: how far the pairs' mean may stray from the run's.
+        "sem_us": round(statistics.stdev(each) / math.sqrt(len(each)), 1)
+        if len(each) > 1
+        else None,
+    }
 
 
 def _cpu(args: argparse.Namespace) -> dict[str, float]:
@@ -219,22 +313,25 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
     if args.client_cpus:
         pin(os.getpid(), args.client_cpus)
     recorded = record_games([game], seats, args.seed)[game]
+    opened = opened_streams(args.watchers, args.watch_games, bool(args.watch_split))
     with server_for(args) as server:
         args.watch_pids = server.pids
         print(
-            f"croupier-bench --watchers: server at {server.target}; {args.watchers} WatchGame"
-            f" streams on {args.watch_games} {game} games ({seats[game]} seats);"
+            f"croupier-bench --watchers: server at {server.target}; {len(opened)} WatchGame"
+            f" streams on {args.watch_games} {game} games ({seats[game]} seats"
+            f"{'; half the games one stream each' if args.watch_split else ''});"
             f" {args.watch_rate:g} moves/s; {args.warmup:g} s warm-up + {args.duration:g} s",
             file=out,
             flush=True,
         )
         run = _run(args, server.target, recorded)
-        moves, updates, missed, errors, stream_errors, latencies, before, after, elapsed, rss = run
+        moves, updates, missed, errors, stream_errors, latencies, *rest = run
+        before, after, elapsed, rss, order, cpu_per_move = rest
     delivery = Figures.of(Sample(latencies={"delivery": latencies}), "delivery", args.duration)
     report: dict[str, Any] = {
         "game": game,
         "seats": seats[game],
-        "watchers": args.watchers,
+        "watchers": len(opened),
         "games": args.watch_games,
         "moves_per_s": round(moves / args.duration, 1),
         "updates_per_s": round(updates / args.duration, 1),
@@ -254,12 +351,14 @@ def run_watch_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
     if None not in rss and len(rss) == 2:
         # The server's resident memory before the streams and with all of them open.
         report["server_rss_mb"] = [round(r / 2**20, 1) for r in rss]
-        report["server_bytes_per_stream"] = round((rss[1] - rss[0]) / args.watchers)
+        report["server_bytes_per_stream"] = round((rss[1] - rss[0]) / len(opened))
     server_cpu = after.get("server", 0.0) - before.get("server", 0.0)
     if moves and updates and "server" in before:  # known: started here, or --server-pid
         scale = args.duration / elapsed
         report["server_us_per_move"] = round(server_cpu * scale / moves * 1e6, 1)
         report["server_us_per_update"] = round(server_cpu * scale / updates * 1e6, 1)
+    if args.watch_split and cpu_per_move:
+        report["split"] = split_figures(order, cpu_per_move, opened, args.watch_games)
     _print(report, out)
     return {"watch": report}
 
@@ -292,6 +391,16 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
         print(
             f"server CPU: {report['server_us_per_move']} us per move,"
             f" {report['server_us_per_update']} us per update delivered",
+            file=out,
+        )
+    if "split" in report:
+        split = report["split"]
+        print(
+            f"an extra stream's update, the halves in turn ({split['pairs']} pairs of"
+            f" phases, {split['extra_streams_per_move']:g} more streams a move):"
+            f" mean {split['mean_us']} us (standard error {split['sem_us']}), median"
+            f" {split['median_us']} us; pairs: "
+            + ", ".join(f"{x:g}" for x in split["us_per_extra_update"]),
             file=out,
         )
     if "server_bytes_per_stream" in report:

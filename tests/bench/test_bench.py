@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
 from croupier.service.bench import main
 from croupier.service.bench.baseline import echo_request
-from croupier.service.bench.cpu import parse_cpus
+from croupier.service.bench.cpu import parse_cpus, process_cpu_seconds, server_cpu_clock
 from croupier.service.bench.replay import record_games
 from croupier.service.bench.spec import Payload
 from croupier.service.bench.stats import Figures, Sample
@@ -30,6 +32,18 @@ def test_cpu_lists_parse_like_taskset() -> None:
     assert parse_cpus("0,2-4") == {0, 2, 3, 4}
     with pytest.raises(ValueError, match="invalid literal"):
         parse_cpus("x")
+
+
+def test_a_servers_cpu_clock_counts_what_proc_counts_to_the_nanosecond() -> None:
+    """The CPU-time clock of a process (every thread's): what /proc counts in 10 ms ticks."""
+    clock, ticks = server_cpu_clock(os.getpid()), sum(process_cpu_seconds(os.getpid()))
+    spin = time.process_time() + 0.3
+    while time.process_time() < spin:
+        pass
+    spent = server_cpu_clock(os.getpid()) - clock
+    assert spent >= 0.3
+    assert spent == pytest.approx(sum(process_cpu_seconds(os.getpid())) - ticks, abs=0.05)
+    assert server_cpu_clock(os.getpid()) != round(server_cpu_clock(os.getpid()), 2)
 
 
 def test_percentiles_are_nearest_rank() -> None:
@@ -284,6 +298,61 @@ def test_watcher_bench_delivers_every_move_to_every_stream(tmp_path: Path) -> No
     # The server's resident memory before the streams and with them open.
     assert len(watch["server_rss_mb"]) == 2
     assert isinstance(watch["server_bytes_per_stream"], int)
+
+
+def test_the_split_watcher_bench_sends_each_half_its_moves_in_turn(tmp_path: Path) -> None:
+    """--watch-split: the first half of the games keeps one stream each, and the pairs of
+    phases give the cost of the second half's extra streams, every update still delivered."""
+    out = tmp_path / "watch.json"
+    main(
+        [
+            *["--watchers", "8", "--watch-games", "4", "--game", "one_card", "--seats", "2"],
+            *["--watch-rate", "40", "--watch-split", "2", "--duration", "2", "--warmup", "0.3"],
+            *["--json", str(out)],
+        ]
+    )
+    watch = json.loads(out.read_text())["watch"]
+    assert watch["watchers"] == 6  # 2 games of one stream, 2 of two (seat 0 and seat 1)
+    assert (watch["errors"], watch["stream_errors"], watch["missed_updates"]) == (0, {}, 0)
+    # Each half moved in its phases: between one and two updates a move.
+    assert watch["moves_per_s"] < watch["updates_per_s"] < 2 * watch["moves_per_s"]
+    split = watch["split"]
+    assert (split["pairs"], split["extra_streams_per_move"]) == (2, 1.0)
+    assert all(one > 0 and every > 0 for one, every in split["us_per_move"])
+    assert len(split["us_per_extra_update"]) == 2
+    assert split["mean_us"] == pytest.approx(sum(split["us_per_extra_update"]) / 2, abs=0.1)
+
+
+def test_the_split_watcher_benchs_phases_streams_and_figures() -> None:
+    from croupier.service.bench.watch import opened_streams, phase_order, split_figures
+
+    order = phase_order(50, random.Random(1))
+    pairs = {tuple(order[i : i + 2]) for i in range(0, 100, 2)}
+    assert pairs == {(0, 1), (1, 0)}  # each pair both halves, in an order drawn for it
+    assert opened_streams(8, 4, split=False) == list(range(8))
+    # Stream n watches game n % 4: games 0 and 1 keep their first stream only.
+    assert opened_streams(8, 4, split=True) == [0, 1, 2, 3, 6, 7]
+    # 16 games of 4 seats: 8 watched by one seat, 8 by all four, 3 extra updates a move.
+    opened = opened_streams(64, 16, split=True)
+    cpu_per_move = [700e-6, 790e-6, 800e-6, 710e-6, 705e-6, 801e-6]
+    figures = split_figures([0, 1, 1, 0, 0, 1], cpu_per_move, opened, 16)
+    assert figures["extra_streams_per_move"] == 3
+    assert figures["us_per_move"] == [[700.0, 790.0], [710.0, 800.0], [705.0, 801.0]]
+    assert figures["us_per_extra_update"] == [30.0, 30.0, 32.0]
+    assert (figures["median_us"], figures["mean_us"], figures["sem_us"]) == (30.0, 30.7, 0.7)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--watch-split", "2"],  # not the watcher bench
+        ["--watchers", "4", "--watch-games", "4", "--watch-split", "2"],  # no extra stream
+        ["--watchers", "4", "--watch-games", "1", "--watch-split", "2"],  # no halves
+    ],
+)
+def test_the_split_watcher_bench_refuses_what_it_cannot_compare(argv: list[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(argv)
 
 
 def test_the_watcher_bench_gives_an_ended_games_turns_to_the_others() -> None:
