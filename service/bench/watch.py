@@ -12,11 +12,12 @@ them), so that a slow delivery on a busy machine shows as latency, never as upda
 from the count.
 
 With `--watch-split PAIRS` the games are halved: the first half keeps only its first stream
-each, the second all of theirs, and the moves go to one half at a time, in phases that take
-the window in turns (A B, B A, A B, ...). The difference of the server's CPU per move between
-the halves, divided by the extra streams a move of the second half updates, is what one more
-stream's update costs, each pair's measured in one server process seconds apart: the server's
-CPU per move differs by more between two runs than the difference being measured.
+each, the second all of theirs, and the moves go to one half at a time, in pairs of phases
+that share the window, each pair with both halves. The difference of the server's CPU per move
+between a pair's halves, divided by the extra streams a move of the second half updates, is
+what one more stream's update costs, both sides measured in one server process a second
+apart: the server's CPU per move differs by more between two runs than the difference being
+measured.
 """
 
 from __future__ import annotations
@@ -283,6 +284,7 @@ def split_figures(
         (cpu_per_move[i + order[i]], cpu_per_move[i + 1 - order[i]])
         for i in range(0, len(cpu_per_move) - 1, 2)
     ]
+    pairs = [pair for pair in pairs if not any(map(math.isnan, pair))]  # a phase with no move
     each = [(all_ - one) / extra * 1e6 for one, all_ in pairs]
     return {
         "pairs": len(pairs),

@@ -4,6 +4,7 @@ are never asserted here (they are measured and written in docs/performance.md)."
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import time
@@ -340,6 +341,9 @@ def test_the_split_watcher_benchs_phases_streams_and_figures() -> None:
     assert figures["us_per_move"] == [[700.0, 790.0], [710.0, 800.0], [705.0, 801.0]]
     assert figures["us_per_extra_update"] == [30.0, 30.0, 32.0]
     assert (figures["median_us"], figures["mean_us"], figures["sem_us"]) == (30.0, 30.7, 0.7)
+    # A phase no move reached (its half's games had all ended) leaves its pair out.
+    cpu_per_move[3] = math.nan
+    assert split_figures([0, 1, 1, 0, 0, 1], cpu_per_move, opened, 16)["pairs"] == 2
 
 
 @pytest.mark.parametrize(
