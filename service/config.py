@@ -315,11 +315,17 @@ def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
     return args, env
 
 
-def cpus_allowed() -> int | None:
-    """How many CPUs this process may run on (the size of its CPU affinity), or None where
-    the system does not say (not Linux)."""
+def allowed_cpus() -> list[int] | None:
+    """The CPUs this process may run on (its CPU affinity), in order, or None where the
+    system does not say (not Linux)."""
     affinity = getattr(os, "sched_getaffinity", None)
-    return None if affinity is None else len(affinity(0))
+    return None if affinity is None else sorted(affinity(0))
+
+
+def cpus_allowed() -> int | None:
+    """How many CPUs this process may run on, or None where the system does not say."""
+    cpus = allowed_cpus()
+    return None if cpus is None else len(cpus)
 
 
 def one_cpu(cpus: int | None = None) -> bool:

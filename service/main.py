@@ -64,10 +64,10 @@ def worker_cpus(settings: config.Settings) -> list[int] | None:
     those this process may use), or None (not pinned)."""
     if not settings.pin_workers:
         return None
-    affinity = getattr(os, "sched_getaffinity", None)
-    if affinity is None:
+    cpus = config.allowed_cpus()
+    if cpus is None:
         raise SystemExit("--pin-workers needs Linux (CPU affinity)")
-    return sorted(affinity(0))
+    return cpus
 
 
 def run_workers(settings: config.Settings, redis_url: str) -> int:
