@@ -122,9 +122,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._start_bots = self._bots.start_bots
         self._start_bots_of = self._bots.start_bots_of
         self._come_back = self._clocks.come_back
-        # The unary port this process serves (server.py sets it once bound; 0: none), told to
-        # clients by GetServerInfo.
-        self.unary_port = 0
 
     def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
         """Refuse a call over its credential's rate, or, without a credential, over its
@@ -538,12 +535,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         if operator:
             self._require_operator(call)
         return await self._lobby.list_games(request, operator)
-
-    @unary
-    async def GetServerInfo(
-        self, request: pb.GetServerInfoRequest, context: grpc.aio.ServicerContext, call: CallLog
-    ) -> pb.GetServerInfoResponse:
-        return pb.GetServerInfoResponse(unary_port=self.unary_port)
 
     # The stream yields messages, or updates already serialized (games.Published.update_for:
     # the same bytes for every stream of a seat), which server.py's serializer passes through.

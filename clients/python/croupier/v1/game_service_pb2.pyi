@@ -15,6 +15,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.rpc import status_pb2 as _status_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -553,6 +554,199 @@ class WatchGameResponse(_message.Message):
 Global___WatchGameResponse: _TypeAlias = WatchGameResponse  # noqa: Y015
 
 @_typing.final
+class PlayGameRequest(_message.Message):
+    """A client message of a PlayGame session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def start(self) -> Global___PlayGameStart:
+        """The first message, and only the first: which game, and where to resume."""
+
+    @_builtins.property
+    def move(self) -> Global___PlayGameMove:
+        """Every later message: a move of the session's seat."""
+
+    def __init__(
+        self,
+        *,
+        start: Global___PlayGameStart | None = ...,
+        move: Global___PlayGameMove | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "move", b"move", "start", b"start"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "move", b"move", "start", b"start"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["start", "move"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayGameRequest: _TypeAlias = PlayGameRequest  # noqa: Y015
+
+@_typing.final
+class PlayGameStart(_message.Message):
+    """The first message of a PlayGame session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    SINCE_ETAG_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game's resource name, `games/{id}`."""
+    since_etag: _builtins.str
+    """Optional: the etag of the last view this client received, as in WatchGameRequest: the
+    session then starts with one update per move made after it instead of the current view.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        since_etag: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "since_etag", b"since_etag"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayGameStart: _TypeAlias = PlayGameStart  # noqa: Y015
+
+@_typing.final
+class PlayGameMove(_message.Message):
+    """A move sent on a PlayGame session: ApplyMoveRequest's fields but the game's name."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MOVE_FIELD_NUMBER: _builtins.int
+    ETAG_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    etag: _builtins.str
+    """Optional: apply only if the game's etag is still this one (else an ABORTED outcome)."""
+    request_id: _builtins.str
+    """Optional client-chosen id, a UUID, the seat's own, as in ApplyMoveRequest: the outcome
+    carries it back, and a move sent again with it (on this session, another one of the same
+    seat, or ApplyMove) is applied once.
+    """
+    @_builtins.property
+    def move(self) -> Global___Move:
+        """The move, for the game's type."""
+
+    def __init__(
+        self,
+        *,
+        move: Global___Move | None = ...,
+        etag: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["etag", b"etag", "move", b"move", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayGameMove: _TypeAlias = PlayGameMove  # noqa: Y015
+
+@_typing.final
+class PlayGameResponse(_message.Message):
+    """A server message of a PlayGame session: a move's outcome, an update, or both (the outcome of
+    a move that was applied, with the update it made).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    UPDATE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def outcome(self) -> Global___MoveOutcome:
+        """Set in answer to a move of this session."""
+
+    @_builtins.property
+    def update(self) -> Global___GameUpdate:
+        """Set when the game changed: the view after the change and the change's events."""
+
+    def __init__(
+        self,
+        *,
+        outcome: Global___MoveOutcome | None = ...,
+        update: Global___GameUpdate | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "update", b"update"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "update", b"update"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayGameResponse: _TypeAlias = PlayGameResponse  # noqa: Y015
+
+@_typing.final
+class MoveOutcome(_message.Message):
+    """The answer to one move of a PlayGame session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    ETAG_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """The move's request id, as sent (empty if it had none)."""
+    etag: _builtins.str
+    """The game's etag after the move when applied; the current one as the refusal saw it
+    otherwise (empty when the game could not be read).
+    """
+    @_builtins.property
+    def status(self) -> _status_pb2.Status:
+        """Code 0: applied. Otherwise the status ApplyMove would have answered the same move with,
+        its details included (ErrorInfo with the reason, and the rule id of a refused move).
+        """
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        status: _status_pb2.Status | None = ...,
+        etag: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["etag", b"etag", "request_id", b"request_id", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MoveOutcome: _TypeAlias = MoveOutcome  # noqa: Y015
+
+@_typing.final
+class GameUpdate(_message.Message):
+    """One change of a game as a seat or spectator sees it: the same fields as WatchGameResponse."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VIEW_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def view(self) -> Global___GameView:
+        """The viewer's view after the change (the current view in a session's first message)."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """The change's events, as the viewer may see them (none in the first message)."""
+
+    def __init__(
+        self,
+        *,
+        view: Global___GameView | None = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameUpdate: _TypeAlias = GameUpdate  # noqa: Y015
+
+@_typing.final
 class GameView(_message.Message):
     """What one seat, or a spectator, may see of a game (C-4)."""
 
@@ -577,6 +771,7 @@ class GameView(_message.Message):
     AWAY_FIELD_NUMBER: _builtins.int
     TIME_BANK_MS_FIELD_NUMBER: _builtins.int
     FORFEITED_SEAT_FIELD_NUMBER: _builtins.int
+    LEGAL_MOVES_FIELD_NUMBER: _builtins.int
     WHATS_YOUR_NAME_FIELD_NUMBER: _builtins.int
     ONE_CARD_FIELD_NUMBER: _builtins.int
     PIG_MAU_MAU_FIELD_NUMBER: _builtins.int
@@ -643,6 +838,13 @@ class GameView(_message.Message):
         """With a time bank: each seat's remaining bank in milliseconds, in seat order."""
 
     @_builtins.property
+    def legal_moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___Move]:
+        """Every move the viewer's seat may make now, as ListLegalMoves lists them (empty for a
+        spectator, for a seat that may not act, while the game waits for players, and once it is
+        over).
+        """
+
+    @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameView:
         """What's Your Name? view."""
 
@@ -684,6 +886,7 @@ class GameView(_message.Message):
         away: _abc.Iterable[_builtins.bool] | None = ...,
         time_bank_ms: _abc.Iterable[_builtins.int] | None = ...,
         forfeited_seat: _builtins.int | None = ...,
+        legal_moves: _abc.Iterable[Global___Move] | None = ...,
         whats_your_name: _whats_your_name_pb2.WhatsYourNameView | None = ...,
         one_card: _one_card_pb2.OneCardView | None = ...,
         pig_mau_mau: _pig_mau_mau_pb2.PigMauMauView | None = ...,
@@ -692,7 +895,7 @@ class GameView(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "_viewer_seat", b"_viewer_seat", "forfeited_seat", b"forfeited_seat", "game", b"game", "one_card", b"one_card", "pig_mau_mau", b"pig_mau_mau", "result", b"result", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "away", b"away", "bot_levels", b"bot_levels", "clock_seconds", b"clock_seconds", "deadlines", b"deadlines", "display_names", b"display_names", "etag", b"etag", "forfeited_seat", b"forfeited_seat", "game", b"game", "game_type", b"game_type", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "time_bank_ms", b"time_bank_ms", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat", "_viewer_seat", b"_viewer_seat", "active_seats", b"active_seats", "away", b"away", "bot_levels", b"bot_levels", "clock_seconds", b"clock_seconds", "deadlines", b"deadlines", "display_names", b"display_names", "etag", b"etag", "forfeited_seat", b"forfeited_seat", "game", b"game", "game_type", b"game_type", "legal_moves", b"legal_moves", "move_count", b"move_count", "name", b"name", "one_card", b"one_card", "open_seats", b"open_seats", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "rematch", b"rematch", "result", b"result", "seats", b"seats", "status", b"status", "time_bank_ms", b"time_bank_ms", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "viewer_seat", b"viewer_seat", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__forfeited_seat: _TypeAlias = _typing.Literal["forfeited_seat"]  # noqa: Y015
     _WhichOneofArgType__forfeited_seat: _TypeAlias = _typing.Literal["_forfeited_seat", b"_forfeited_seat"]  # noqa: Y015
@@ -1154,48 +1357,6 @@ class GetGameRecordResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetGameRecordResponse: _TypeAlias = GetGameRecordResponse  # noqa: Y015
-
-@_typing.final
-class GetServerInfoRequest(_message.Message):
-    """Request of GetServerInfo."""
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    def __init__(
-        self,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___GetServerInfoRequest: _TypeAlias = GetServerInfoRequest  # noqa: Y015
-
-@_typing.final
-class GetServerInfoResponse(_message.Message):
-    """Response of GetServerInfo."""
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    UNARY_PORT_FIELD_NUMBER: _builtins.int
-    unary_port: _builtins.int
-    """The server's unary port (`croupier-server --unary-port`), on the host the client reached
-    this server by: the same GameService for every RPC but WatchGame, served by a synchronous
-    gRPC server that costs less per call on some machines. 0: the server has none.
-    """
-    def __init__(
-        self,
-        *,
-        unary_port: _builtins.int = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["unary_port", b"unary_port"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___GetServerInfoResponse: _TypeAlias = GetServerInfoResponse  # noqa: Y015
 
 @_typing.final
 class GameRecord(_message.Message):

@@ -68,6 +68,11 @@ class GameServiceStub:
                 request_serializer=croupier_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
                 _registered_method=True)
+        self.PlayGame = channel.stream_stream(
+                '/croupier.v1.GameService/PlayGame',
+                request_serializer=croupier_dot_v1_dot_game__service__pb2.PlayGameRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_game__service__pb2.PlayGameResponse.FromString,
+                _registered_method=True)
         self.JoinGame = channel.unary_unary(
                 '/croupier.v1.GameService/JoinGame',
                 request_serializer=croupier_dot_v1_dot_game__service__pb2.JoinGameRequest.SerializeToString,
@@ -92,11 +97,6 @@ class GameServiceStub:
                 '/croupier.v1.GameService/GetGameRecord',
                 request_serializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
-                _registered_method=True)
-        self.GetServerInfo = channel.unary_unary(
-                '/croupier.v1.GameService/GetServerInfo',
-                request_serializer=croupier_dot_v1_dot_game__service__pb2.GetServerInfoRequest.SerializeToString,
-                response_deserializer=croupier_dot_v1_dot_game__service__pb2.GetServerInfoResponse.FromString,
                 _registered_method=True)
 
 
@@ -132,7 +132,8 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListLegalMoves(self, request, context):
-        """Lists every move the caller's seat may make now, as the messages ApplyMove accepts.
+        """Lists every move the caller's seat may make now, as the messages ApplyMove accepts: the
+        same list as the seat's view carries in `legal_moves`.
         Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -156,6 +157,25 @@ class GameServiceServicer:
         RESOURCE_EXHAUSTED (WATCH_TOO_SLOW), never skipped silently: it resumes with since_etag.
         Codes: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE (since_etag not resumable),
         UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PlayGame(self, request_iterator, context):
+        """A seat's session: one stream over which the seat plays the whole game. The first client
+        message starts it (`start`: the game, and `since_etag` to resume); every later one is a
+        move. The server sends the seat's view first (or, with `since_etag`, every update since),
+        then an update after every move of any seat, each with the seat's legal moves when it may
+        act, and answers each move with an outcome (matched by request id, in the order the moves
+        were sent): applied (code 0), or refused with the google.rpc.Status ApplyMove would have
+        raised, rule id included. A move is in the store before its outcome and its update are
+        sent. The credential travels in metadata, as for every call; spectators use WatchGame.
+        The session ends when the game is over (after its last update), when the client closes its
+        side, or with a status: INVALID_ARGUMENT (a malformed message, no `start` first, a second
+        `start`), NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED (also once the seat's credential is
+        revoked), OUT_OF_RANGE (since_etag not resumable), RESOURCE_EXHAUSTED (WATCH_TOO_SLOW: the
+        client stopped reading; resume with since_etag), UNAVAILABLE (OVERLOADED, store down).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -212,16 +232,6 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def GetServerInfo(self, request, context):
-        """What a client needs to know of this server to reach it well: the port where it takes
-        every call but WatchGame, if it has one. The clients ask once, before their first call,
-        and send their calls there when they can connect to it. No credential is needed.
-        Codes: UNAVAILABLE.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -250,6 +260,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     request_deserializer=croupier_dot_v1_dot_game__service__pb2.WatchGameRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_game__service__pb2.WatchGameResponse.SerializeToString,
             ),
+            'PlayGame': grpc.stream_stream_rpc_method_handler(
+                    servicer.PlayGame,
+                    request_deserializer=croupier_dot_v1_dot_game__service__pb2.PlayGameRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_game__service__pb2.PlayGameResponse.SerializeToString,
+            ),
             'JoinGame': grpc.unary_unary_rpc_method_handler(
                     servicer.JoinGame,
                     request_deserializer=croupier_dot_v1_dot_game__service__pb2.JoinGameRequest.FromString,
@@ -274,11 +289,6 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetGameRecord,
                     request_deserializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.SerializeToString,
-            ),
-            'GetServerInfo': grpc.unary_unary_rpc_method_handler(
-                    servicer.GetServerInfo,
-                    request_deserializer=croupier_dot_v1_dot_game__service__pb2.GetServerInfoRequest.FromString,
-                    response_serializer=croupier_dot_v1_dot_game__service__pb2.GetServerInfoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -436,6 +446,33 @@ class GameService:
             _registered_method=True)
 
     @staticmethod
+    def PlayGame(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/croupier.v1.GameService/PlayGame',
+            croupier_dot_v1_dot_game__service__pb2.PlayGameRequest.SerializeToString,
+            croupier_dot_v1_dot_game__service__pb2.PlayGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def JoinGame(request,
             target,
             options=(),
@@ -560,33 +597,6 @@ class GameService:
             '/croupier.v1.GameService/GetGameRecord',
             croupier_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
             croupier_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def GetServerInfo(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/croupier.v1.GameService/GetServerInfo',
-            croupier_dot_v1_dot_game__service__pb2.GetServerInfoRequest.SerializeToString,
-            croupier_dot_v1_dot_game__service__pb2.GetServerInfoResponse.FromString,
             options,
             channel_credentials,
             insecure,

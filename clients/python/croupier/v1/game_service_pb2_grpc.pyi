@@ -54,7 +54,8 @@ class GameServiceStub:
     Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE.
     """
     ListLegalMoves: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListLegalMovesRequest, _game_service_pb2.ListLegalMovesResponse]
-    """Lists every move the caller's seat may make now, as the messages ApplyMove accepts.
+    """Lists every move the caller's seat may make now, as the messages ApplyMove accepts: the
+    same list as the seat's view carries in `legal_moves`.
     Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE.
     """
     ApplyMove: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ApplyMoveRequest, _game_service_pb2.ApplyMoveResponse]
@@ -70,6 +71,21 @@ class GameServiceStub:
     RESOURCE_EXHAUSTED (WATCH_TOO_SLOW), never skipped silently: it resumes with since_etag.
     Codes: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE (since_etag not resumable),
     UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAVAILABLE.
+    """
+    PlayGame: _grpc.StreamStreamMultiCallable[_game_service_pb2.PlayGameRequest, _game_service_pb2.PlayGameResponse]
+    """A seat's session: one stream over which the seat plays the whole game. The first client
+    message starts it (`start`: the game, and `since_etag` to resume); every later one is a
+    move. The server sends the seat's view first (or, with `since_etag`, every update since),
+    then an update after every move of any seat, each with the seat's legal moves when it may
+    act, and answers each move with an outcome (matched by request id, in the order the moves
+    were sent): applied (code 0), or refused with the google.rpc.Status ApplyMove would have
+    raised, rule id included. A move is in the store before its outcome and its update are
+    sent. The credential travels in metadata, as for every call; spectators use WatchGame.
+    The session ends when the game is over (after its last update), when the client closes its
+    side, or with a status: INVALID_ARGUMENT (a malformed message, no `start` first, a second
+    `start`), NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED (also once the seat's credential is
+    revoked), OUT_OF_RANGE (since_etag not resumable), RESOURCE_EXHAUSTED (WATCH_TOO_SLOW: the
+    client stopped reading; resume with since_etag), UNAVAILABLE (OVERLOADED, store down).
     """
     JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
     """Claims one open seat of a game created with open seats, with the game's join code, and
@@ -102,12 +118,6 @@ class GameServiceStub:
     Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
     FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
     """
-    GetServerInfo: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetServerInfoRequest, _game_service_pb2.GetServerInfoResponse]
-    """What a client needs to know of this server to reach it well: the port where it takes
-    every call but WatchGame, if it has one. The clients ask once, before their first call,
-    and send their calls there when they can connect to it. No credential is needed.
-    Codes: UNAVAILABLE.
-    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -135,7 +145,8 @@ class GameServiceAsyncStub(GameServiceStub):
     Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE.
     """
     ListLegalMoves: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListLegalMovesRequest, _game_service_pb2.ListLegalMovesResponse]  # type: ignore[assignment]
-    """Lists every move the caller's seat may make now, as the messages ApplyMove accepts.
+    """Lists every move the caller's seat may make now, as the messages ApplyMove accepts: the
+    same list as the seat's view carries in `legal_moves`.
     Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE.
     """
     ApplyMove: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ApplyMoveRequest, _game_service_pb2.ApplyMoveResponse]  # type: ignore[assignment]
@@ -151,6 +162,21 @@ class GameServiceAsyncStub(GameServiceStub):
     RESOURCE_EXHAUSTED (WATCH_TOO_SLOW), never skipped silently: it resumes with since_etag.
     Codes: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE (since_etag not resumable),
     UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAVAILABLE.
+    """
+    PlayGame: _aio.StreamStreamMultiCallable[_game_service_pb2.PlayGameRequest, _game_service_pb2.PlayGameResponse]  # type: ignore[assignment]
+    """A seat's session: one stream over which the seat plays the whole game. The first client
+    message starts it (`start`: the game, and `since_etag` to resume); every later one is a
+    move. The server sends the seat's view first (or, with `since_etag`, every update since),
+    then an update after every move of any seat, each with the seat's legal moves when it may
+    act, and answers each move with an outcome (matched by request id, in the order the moves
+    were sent): applied (code 0), or refused with the google.rpc.Status ApplyMove would have
+    raised, rule id included. A move is in the store before its outcome and its update are
+    sent. The credential travels in metadata, as for every call; spectators use WatchGame.
+    The session ends when the game is over (after its last update), when the client closes its
+    side, or with a status: INVALID_ARGUMENT (a malformed message, no `start` first, a second
+    `start`), NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED (also once the seat's credential is
+    revoked), OUT_OF_RANGE (since_etag not resumable), RESOURCE_EXHAUSTED (WATCH_TOO_SLOW: the
+    client stopped reading; resume with since_etag), UNAVAILABLE (OVERLOADED, store down).
     """
     JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
     """Claims one open seat of a game created with open seats, with the game's join code, and
@@ -182,12 +208,6 @@ class GameServiceAsyncStub(GameServiceStub):
     any of its seats or the operator. Refused while the game runs: the seed reveals the deck.
     Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
     FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
-    """
-    GetServerInfo: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetServerInfoRequest, _game_service_pb2.GetServerInfoResponse]  # type: ignore[assignment]
-    """What a client needs to know of this server to reach it well: the port where it takes
-    every call but WatchGame, if it has one. The clients ask once, before their first call,
-    and send their calls there when they can connect to it. No credential is needed.
-    Codes: UNAVAILABLE.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -231,7 +251,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.ListLegalMovesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ListLegalMovesResponse, _abc.Awaitable[_game_service_pb2.ListLegalMovesResponse]]:
-        """Lists every move the caller's seat may make now, as the messages ApplyMove accepts.
+        """Lists every move the caller's seat may make now, as the messages ApplyMove accepts: the
+        same list as the seat's view carries in `legal_moves`.
         Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE.
         """
 
@@ -259,6 +280,27 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         RESOURCE_EXHAUSTED (WATCH_TOO_SLOW), never skipped silently: it resumes with since_etag.
         Codes: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE (since_etag not resumable),
         UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAVAILABLE.
+        """
+
+    @_abc_1.abstractmethod
+    def PlayGame(
+        self,
+        request_iterator: _MaybeAsyncIterator[_game_service_pb2.PlayGameRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_service_pb2.PlayGameResponse], _abc.AsyncIterator[_game_service_pb2.PlayGameResponse]]:
+        """A seat's session: one stream over which the seat plays the whole game. The first client
+        message starts it (`start`: the game, and `since_etag` to resume); every later one is a
+        move. The server sends the seat's view first (or, with `since_etag`, every update since),
+        then an update after every move of any seat, each with the seat's legal moves when it may
+        act, and answers each move with an outcome (matched by request id, in the order the moves
+        were sent): applied (code 0), or refused with the google.rpc.Status ApplyMove would have
+        raised, rule id included. A move is in the store before its outcome and its update are
+        sent. The credential travels in metadata, as for every call; spectators use WatchGame.
+        The session ends when the game is over (after its last update), when the client closes its
+        side, or with a status: INVALID_ARGUMENT (a malformed message, no `start` first, a second
+        `start`), NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED (also once the seat's credential is
+        revoked), OUT_OF_RANGE (since_etag not resumable), RESOURCE_EXHAUSTED (WATCH_TOO_SLOW: the
+        client stopped reading; resume with since_etag), UNAVAILABLE (OVERLOADED, store down).
         """
 
     @_abc_1.abstractmethod
@@ -320,18 +362,6 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         any of its seats or the operator. Refused while the game runs: the seed reveals the deck.
         Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
         FAILED_PRECONDITION (GAME_NOT_FINISHED), UNAVAILABLE.
-        """
-
-    @_abc_1.abstractmethod
-    def GetServerInfo(
-        self,
-        request: _game_service_pb2.GetServerInfoRequest,
-        context: _ServicerContext,
-    ) -> _typing.Union[_game_service_pb2.GetServerInfoResponse, _abc.Awaitable[_game_service_pb2.GetServerInfoResponse]]:
-        """What a client needs to know of this server to reach it well: the port where it takes
-        every call but WatchGame, if it has one. The clients ask once, before their first call,
-        and send their calls there when they can connect to it. No credential is needed.
-        Codes: UNAVAILABLE.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
