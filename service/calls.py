@@ -183,6 +183,11 @@ def unary(
 def streaming(
     handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], AsyncIterator[Resp]],
 ) -> Callable[[Any, Req, grpc.aio.ServicerContext], AsyncIterator[Resp]]:
+    """A server stream (WatchGame), or a session (PlayGame: its request is the client's stream
+    of messages, which the handler reads): a watch stream's slot under the bound of open
+    streams, the caller's rate limit once, every exception mapped to a status, one log line at
+    the end."""
+
     @functools.wraps(handler)
     async def wrapper(
         self: Any, request: Req, context: grpc.aio.ServicerContext
@@ -193,7 +198,8 @@ def streaming(
             self.overload.watch_streams.enter(call.rpc)
         except errors.ServiceError as refusal:
             await _refuse(context, call, refusal, started)
-        metrics.WATCH_STREAMS.inc()
+        gauge = metrics.open_streams(call.rpc)
+        gauge.inc()
         try:
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call, context)
@@ -209,7 +215,40 @@ def streaming(
             await context.abort_with_status(error.to_status())
         finally:
             self.overload.watch_streams.leave()
-            metrics.WATCH_STREAMS.dec()
+            gauge.dec()
             call.emit(time.perf_counter() - started)
 
     return wrapper
+
+
+async def session_move(
+    servicer: Any,
+    context: grpc.aio.ServicerContext,
+    call: CallLog,
+    apply: Callable[[], Awaitable[Resp]],
+) -> Resp:
+    """One move of a session, run as `unary` runs a call: a slot under the bound of calls in
+    flight, the credential's rate limit, the metrics and one log line; any exception is raised
+    again as the ServiceError a call would have ended with."""
+    started = time.perf_counter()
+    try:
+        servicer.overload.calls.enter(call.rpc)
+    except errors.ServiceError as refusal:
+        call.fail(refusal)
+        call.count(time.perf_counter() - started)
+        raise
+    try:
+        servicer.admit(call, context)
+        result = await apply()
+        call.outcome = "OK"
+        return result
+    except Exception as exc:
+        error = _to_service_error(exc)
+        call.fail(error)
+        servicer.refused(error, context)
+        if error is exc:
+            raise
+        raise error from exc
+    finally:
+        servicer.overload.calls.leave()
+        _answered.add(call, time.perf_counter() - started)

@@ -52,6 +52,8 @@ class Reason(StrEnum):
     INVALID_ETAG = "INVALID_ETAG"
     RESUME_OUT_OF_RANGE = "RESUME_OUT_OF_RANGE"
     WATCH_TOO_SLOW = "WATCH_TOO_SLOW"
+    # PlayGame: a session's messages out of order (a move before `start`, a second `start`).
+    INVALID_SESSION_MESSAGE = "INVALID_SESSION_MESSAGE"
     # The lobby (issue 18): players, joining, listing, reissue, records, rematch.
     INVALID_PLAYER_ID = "INVALID_PLAYER_ID"
     INVALID_FILTER = "INVALID_FILTER"
@@ -95,7 +97,8 @@ class ServiceError(Exception):
     def __str__(self) -> str:
         return f"{self.code.name} {self.reason}: {self.message}"
 
-    def to_status(self) -> grpc.Status:
+    def status_message(self) -> status_pb2.Status:
+        """The google.rpc.Status: what a call's trailers carry, and a session's MoveOutcome."""
         info = error_details_pb2.ErrorInfo(
             reason=self.reason, domain=DOMAIN, metadata=self.metadata
         )
@@ -104,10 +107,12 @@ class ServiceError(Exception):
             wrapper = any_pb2.Any()
             wrapper.Pack(detail)
             packed.append(wrapper)
-        status = status_pb2.Status(
+        return status_pb2.Status(
             code=getattr(code_pb2, self.code.name), message=self.message, details=packed
         )
-        result = rpc_status.to_status(status)
+
+    def to_status(self) -> grpc.Status:
+        result = rpc_status.to_status(self.status_message())
         if self.pushback_ms is not None:
             pushback = ("grpc-retry-pushback-ms", str(self.pushback_ms))
             result = result._replace(trailing_metadata=(*result.trailing_metadata, pushback))

@@ -12,11 +12,23 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 QUEUE_SIZE = 64  # waiting notifications beyond which a stream whose write is held is ended
 # The most a queue holds: notifications are shared by every queue of a game, so each waiting
 # one costs a queue a reference, and a game at most this many distinct payloads.
 QUEUE_LIMIT = 1024
+
+
+@dataclass(slots=True)
+class Inbound:
+    """A message from a session's client (None: the client closed its side), waiting in its
+    stream's queue in turn with the game's notifications, so that one loop sends every message
+    of the stream. `handled` is set once the stream has dealt with it: the client's next
+    message is read only then."""
+
+    message: object
+    handled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class WatchQueue:
@@ -34,7 +46,7 @@ class WatchQueue:
         # Bounded by `offer`. A list, not a deque: most hold nothing or one notification, and
         # an empty deque takes about 600 bytes more than an empty list, in every open stream;
         # taking the first of QUEUE_LIMIT moves 8 KB, well under a microsecond.
-        self._items: list[bytes] = []
+        self._items: list[bytes | Inbound] = []
         self._waiter: asyncio.Future[None] | None = None
         self._until = 0.0  # the loop's time at which the wait in progress ends
         self._timer: asyncio.TimerHandle | None = None  # fires no later than `_until`
@@ -50,10 +62,10 @@ class WatchQueue:
     def empty(self) -> bool:
         return not self._items
 
-    def get_nowait(self) -> bytes:
+    def get_nowait(self) -> bytes | Inbound:
         return self._items.pop(0)
 
-    async def next(self, seconds: float) -> bytes:
+    async def next(self, seconds: float) -> bytes | Inbound:
         """The oldest notification, waiting for one at most `seconds` (then TimeoutError)."""
         if not self._items:
             loop = asyncio.get_running_loop()
@@ -83,6 +95,13 @@ class WatchQueue:
             waiter.set_result(None)
         else:
             self._timer = waiter.get_loop().call_at(self._until, self._expire, self._until)
+
+    def put_inbound(self, inbound: Inbound) -> None:
+        """A session's client message: never counted against the bounds, as a session reads
+        its next message only once this one is handled."""
+        if not self.closed:
+            self._items.append(inbound)
+            _wake(self._waiter)
 
     def close(self) -> None:
         """Take no more notifications and let go of those held and of the timer (the stream is

@@ -166,7 +166,19 @@ class LoadedGame:
     def fill_view(self, view: GameView, seat: int | None) -> None:
         """Write `seat`'s view into `view` (a response's own field: no copy of a copy)."""
         self.fill_shared(view)
+        if seat is not None and seat in items_of(view.active_seats):
+            self.fill_legal_moves(view.legal_moves, seat)
         self.fill_own(view, seat)
+
+    def fill_legal_moves(self, moves: RepeatedCompositeFieldContainer[Move], seat: int) -> None:
+        """Append every move `seat` may make now to `moves` (a view's or ListLegalMoves' own
+        field: each move copied once, in place). None while the game waits for players or
+        after a forfeit (the engine does not know of either: its state goes on)."""
+        if self.waiting or self.stored.clock.HasField("forfeited_seat"):
+            return
+        game_type = self.engine.game_type
+        for move in self.engine.legal_moves(self.state, seat):
+            getattr(moves.add(), game_type).CopyFrom(move)
 
     def fill_shared(self, view: GameView) -> None:
         """What every seat's view of this version holds alike: all but the viewer's seat and
@@ -445,6 +457,11 @@ _VIEWER_SEAT_TAG = _tag(GameView.VIEWER_SEAT_FIELD_NUMBER, 0)
 _GAME_VIEW_TAGS = {
     game_type: _tag(GameView.DESCRIPTOR.fields_by_name[game_type].number, 2) for game_type in GAMES
 }
+_LEGAL_MOVE_TAG = _tag(GameView.LEGAL_MOVES_FIELD_NUMBER, 2)
+# The tag of each game's member in a Move, by game type.
+_MOVE_TAGS = {
+    game_type: _tag(Move.DESCRIPTOR.fields_by_name[game_type].number, 2) for game_type in GAMES
+}
 
 
 @dataclass(slots=True, frozen=True)
@@ -459,6 +476,8 @@ class UpdateParts:
     game_tag: bytes
     # Per event: the field of its public event (empty if it has none) and of each seat's own.
     events: tuple[tuple[bytes, dict[int, bytes]], ...]
+    # The `legal_moves` field of each seat that may act, serialized (it comes after `tail`).
+    legal: dict[int, bytes]
 
     @classmethod
     def of(cls, game: LoadedGame, entries: Sequence[AudiencedEvent]) -> UpdateParts:
@@ -477,17 +496,29 @@ class UpdateParts:
                 event = private.event.SerializeToString()
                 own.setdefault(private.seat, _field(_UPDATE_EVENT_TAG, event))
             events.append((public, own))
+        # Computed here once, for the seats that may act only: every other seat's is empty.
+        legal = {seat: legal_moves_field(game, seat) for seat in items_of(tail.active_seats)}
         return cls(
             head.SerializeToString(),
             tail.SerializeToString(),
             _GAME_VIEW_TAGS[game.engine.game_type],
             tuple(events),
+            legal,
         )
 
     def view(self, seat: int | None, own: bytes) -> bytes:
         """`seat`'s GameView, serialized, given its game's own view (`own`, serialized)."""
-        seat_field = b"" if seat is None else _VIEWER_SEAT_TAG + _varint(seat)
-        return b"".join((self.head, seat_field, self.tail, _field(self.game_tag, own)))
+        if seat is None:
+            return b"".join((self.head, self.tail, _field(self.game_tag, own)))
+        return b"".join(
+            (
+                self.head,
+                _VIEWER_SEAT_TAG + _varint(seat),
+                self.tail,
+                self.legal.get(seat, b""),
+                _field(self.game_tag, own),
+            )
+        )
 
     def update(self, seat: int | None, own: bytes) -> bytes:
         """`seat`'s update, given its game's own view (`own`, serialized)."""
@@ -531,6 +562,22 @@ class SharedView:
 
 def _field(tag: bytes, value: bytes) -> bytes:
     return tag + _varint(len(value)) + value
+
+
+# Under public names for the messages put together elsewhere from serialized parts (sessions).
+field_bytes = _field
+tag_bytes = _tag
+
+
+def legal_moves_field(game: LoadedGame, seat: int) -> bytes:
+    """A GameView's `legal_moves` for `seat`, one of the view's `active_seats`, serialized:
+    what `fill_legal_moves` writes, as protobuf would write it (each move a Move whose one
+    member is the game's move)."""
+    move_tag = _MOVE_TAGS[game.engine.game_type]
+    return b"".join(
+        _field(_LEGAL_MOVE_TAG, _field(move_tag, move.SerializeToString()))
+        for move in game.engine.legal_moves(game.state, seat)
+    )
 
 
 def _positions(data: bytes, numbers: Sequence[int]) -> tuple[int, ...]:
@@ -604,6 +651,11 @@ class RecentNotifications:
             found.filed = False
             metrics.WATCHED_MOVES.inc(_FILED)
         return found
+
+    def written(self, game_id: str, payload: bytes) -> Published | None:
+        """The move this process wrote with the notification `payload` (`remember`), while it
+        is kept."""
+        return self._recent.get((game_id, payload))
 
     def remember(self, game_id: str, payload: bytes, published: Published) -> None:
         """A move this process is writing (`Published.written`), filed under its notification

@@ -138,6 +138,14 @@ STORE_ERRORS = Counter(
     ["operation"],
 )  # fmt: skip
 WATCH_STREAMS = Gauge("croupier_watch_streams", "WatchGame streams open on this process.")
+SESSIONS = Gauge("croupier_sessions", "PlayGame sessions open on this process.")
+
+
+def open_streams(rpc: str) -> Gauge:
+    """The gauge of the streams of `rpc` open on this process."""
+    return SESSIONS if rpc == "PlayGame" else WATCH_STREAMS
+
+
 WATCH_CUT_OFF = Counter(
     "croupier_watch_cut_off",
     "WatchGame streams ended with WATCH_TOO_SLOW: their client stopped reading while moves kept"
@@ -189,17 +197,16 @@ IN_FLIGHT = Gauge(
     "croupier_calls_in_flight",
     "Calls (not counting watch streams) being handled on this process.",
 )
-UNARY_PORT_CALLS = Gauge(
-    "croupier_unary_port_calls",
-    "Calls taken on the unary port (--unary-port) and not yet done: waiting for one of its"
-    " threads or running; bounded by --max-calls-in-flight.",
-)
 
 
 @functools.cache
 def overloaded(kind: str, rpc: str) -> Any:
     """The counter of `rpc` calls refused for want of a slot of `kind`."""
     return OVERLOADED.labels(kind, rpc)
+
+
+# The RPCs whose calls last as long as their client wants: no latency is observed for them.
+_STREAMS = frozenset({"WatchGame", "PlayGame"})
 
 
 def record_call(
@@ -212,7 +219,7 @@ def record_call(
 ) -> None:
     # The reasons are the fixed catalogue of errors.Reason, so the series stay few.
     CALLS.inc((rpc, game_type or "", code, reason or ""))
-    if rpc != "WatchGame":
+    if rpc not in _STREAMS:
         LATENCY.observe(rpc, seconds)
     if rule_id is not None:
         ILLEGAL_MOVES.labels(game_type or "", rule_id).inc()

@@ -11,21 +11,33 @@ import contextlib
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import grpc
 
 from croupier.engines.core import descriptors, rng
 from croupier.engines.core.errors import InvalidOptions
 from croupier.engines.registry import GAMES
-from croupier.service import auth, bots, callers, clocks, errors, lobby, metrics, moves, overload
+from croupier.service import (
+    auth,
+    bots,
+    callers,
+    clocks,
+    errors,
+    lobby,
+    metrics,
+    moves,
+    overload,
+    sessions,
+)
 from croupier.service.bot_seats import BotSeats
-from croupier.service.calls import CallLog, streaming, unary
+from croupier.service.calls import CallLog, session_move, streaming, unary
 from croupier.service.clock_sweep import ClockSweep
 from croupier.service.config import Settings
-from croupier.service.fanout import WatchQueue
+from croupier.service.fanout import Inbound, WatchQueue
 from croupier.service.games import (
     LoadedGame,
+    Published,
     etag_of,
     game_name,
     items_of,
@@ -34,7 +46,7 @@ from croupier.service.games import (
 from croupier.service.limits import RateLimiter, peer_address
 from croupier.service.lobby_calls import LobbyCalls, game_record
 from croupier.service.recent_states import RecentStates
-from croupier.service.store import Store
+from croupier.service.store import Commit, Store
 from croupier.service.writes import GameWrites
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc, storage_pb2
@@ -348,13 +360,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         seat = callers.seat(game, call, required=True)
         assert seat is not None
         response = pb.ListLegalMovesResponse(etag=game.etag, seat=seat)
-        # No moves while waiting for players, nor after a forfeit (the engine's state goes on).
-        if not (game.waiting or game.over):
-            listed, game_type = response.moves, game.engine.game_type
-            for move in game.engine.legal_moves(game.state, seat):
-                # Copied once, into the response's own field: a list of wrapped moves given to
-                # the constructor would be copied again.
-                getattr(listed.add(), game_type).CopyFrom(move)
+        if seat in game.engine.active_seats(game.state):
+            game.fill_legal_moves(response.moves, seat)
         return response
 
     @unary
@@ -370,7 +377,20 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if request.request_id and call.token is not None
             else None
         )
-        deadline_ms = _deadline_ms(context)
+        response, _ = await self._apply(game_id, request, request_id, _deadline_ms(context), call)
+        return response
+
+    async def _apply(
+        self,
+        game_id: str,
+        request: pb.ApplyMoveRequest,
+        request_id: str | None,
+        deadline_ms: int,
+        call: CallLog,
+    ) -> tuple[pb.ApplyMoveResponse, Commit | None]:
+        """ApplyMove's read-decide-write loop (a session's moves go through it too): the
+        response, and the write that recorded the move (None: applied before, and `response`
+        is the one recorded then)."""
         # The game as this process last saw it goes straight to the write, which the store
         # makes only if it is still current; a refusal is always confirmed by a read.
         snapshot = self._states.get(game_id)
@@ -399,7 +419,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 snapshot, confirmed = await self._read(game_id, request_id), True
                 continue
             if commit is None:
-                return response
+                return response, None
             if deadline_ms and time.time() * 1000 >= deadline_ms:
                 raise errors.deadline_exceeded()
             if commit.due is not None:
@@ -415,7 +435,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 await self._after_commit(commit, result)
                 if response.view.bot_levels or any(items_of(response.view.away)):
                     self._start_bots_of(game_id)
-                return response
+                return response, commit
             if result.too_late:
                 raise errors.deadline_exceeded()
             current = result.current
@@ -544,6 +564,41 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> AsyncIterator[pb.WatchGameResponse | bytes]:
         call.game = game_id = _game_id(request.name)
         since = _since_version(request.since_etag)
+        async for response in self._stream(game_id, since, context, call, None):
+            yield response
+
+    # A session's messages are serialized by service/sessions.py.
+    @streaming
+    async def PlayGame(  # type: ignore[override]
+        self,
+        requests: AsyncIterator[sessions.Request],
+        context: grpc.aio.ServicerContext,
+        call: CallLog,
+    ) -> AsyncIterator[pb.WatchGameResponse | bytes]:
+        start = await sessions.first_message(requests)
+        if start is None:
+            return  # the client closed its side before starting
+        call.game = game_id = _game_id(start.name)
+        since = _since_version(start.since_etag)
+        if call.token is None:
+            raise errors.credential_missing()
+        session = _Session(self, requests, context, call)
+        try:
+            async for response in self._stream(game_id, since, context, call, session):
+                yield response
+        finally:
+            await session.reader.close()
+
+    async def _stream(
+        self,
+        game_id: str,
+        since: int | None,
+        context: grpc.aio.ServicerContext,
+        call: CallLog,
+        session: _Session | None,
+    ) -> AsyncIterator[pb.WatchGameResponse | bytes]:
+        """A watch stream's or a session's messages, within the game's bound of streams here,
+        ended with WATCH_TOO_SLOW when its client stops reading (`_Cutoff`)."""
         if not self._watchers.enter(game_id):
             raise errors.resource_exhausted(
                 errors.Reason.WATCHER_LIMIT,
@@ -552,7 +607,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             )
         cutoff = _Cutoff(context, call)
         try:
-            async for response in self._watch(game_id, since, cutoff, call):
+            async for response in self._watch(game_id, since, cutoff, call, session):
                 # While the client does not read, gRPC's flow control holds this write.
                 cutoff.writing = True
                 yield response
@@ -565,28 +620,42 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             self._watchers.leave(game_id)
 
     async def _watch(
-        self, game_id: str, since: int | None, cutoff: _Cutoff, call: CallLog
+        self,
+        game_id: str,
+        since: int | None,
+        cutoff: _Cutoff,
+        call: CallLog,
+        session: _Session | None = None,
     ) -> AsyncIterator[pb.WatchGameResponse | bytes]:
         """Subscribe first, then read: a move is either in what was read or notified after it.
         Every move is sent once, in order: a notification of a version already sent is
         skipped, and a gap (a full queue, a notification lost in a failover, the moves before a
-        resume) is filled from the store's move log, never jumped over."""
+        resume) is filled from the store's move log, never jumped over. A session's moves
+        come through the same queue (sessions.Reader), each answered in turn."""
+        sent: Callable[[pb.WatchGameResponse | bytes], pb.WatchGameResponse | bytes] = (
+            _as_is if session is None else sessions.update_message
+        )
+        required = session is not None
         async with self._store.watch(game_id) as notifications:
             notifications.on_overflow = lambda: cutoff.overflowed(notifications)
             if since is None:
                 game = await self._writes.load_shared(game_id, call)
-                seat = callers.seat(game, call, required=False)
-                yield pb.WatchGameResponse(view=game.view(seat))
+                seat = callers.seat(game, call, required=required)
+                yield sent(pb.WatchGameResponse(view=game.view(seat)))
             else:
                 game, log = await self._load_with_log(game_id, call)
-                seat = callers.seat(game, call, required=False)
+                seat = callers.seat(game, call, required=required)
                 _check_resumable(since, game)
                 async for update in _replayed(game, log, since, seat):
-                    yield update
+                    yield sent(update)
             # Hashed once: every move's update checks that the seat is still this credential's.
             digest = None if call.token is None else auth.credential_hash(call.token)
+            if session is not None:
+                assert seat is not None
+                session.start(notifications, game_id, seat)
             over = game.over  # `game`'s, kept with it (a move's is its notification's)
             while not over:
+                behind = False
                 if notifications.skipped:
                     # The stream fell far behind while its client was reading (the server was
                     # busy): what did not fit in the queue is in the log.
@@ -603,13 +672,25 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                             # A bot seat left waiting (the process playing it stopped).
                             self._start_bots(game)
                     else:
+                        if isinstance(payload, Inbound):
+                            assert session is not None
+                            if payload.message is None:
+                                return  # the client closed its side: the session is over
+                            try:
+                                answer, moved = await session.answer(payload.message, game)
+                            finally:
+                                payload.handled.set()
+                            if moved is not None:
+                                game, over = moved.game, moved.over
+                            yield answer
+                            continue
                         published = self._notifications.decode(
                             game_id, payload, self._watchers.count(game_id)
                         )
                         if published.game.version == game.version + 1:
                             game, over = published.game, published.over
                             _check_still_seated(game, seat, digest)
-                            yield published.update_for(seat)
+                            yield sent(published.update_for(seat))
                         behind = published.game.version > game.version
                 if behind:
                     current, log = await self._load_with_log(game_id, call)
@@ -617,8 +698,74 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                         raise errors.watch_too_slow(current.version - game.version)
                     _check_still_seated(current, seat, digest)
                     async for update in _replayed(current, log, game.version, seat):
-                        yield update
+                        yield sent(update)
                     game, over = current, current.over
+
+
+class _Session:
+    """A PlayGame session's moves: each read in turn with the game's notifications
+    (sessions.Reader), applied as ApplyMove applies a move (GameService._apply), and answered
+    with its outcome; an applied move's outcome carries the update it made when that is the
+    next one the session sends (else the update follows in turn, from the queue or the log)."""
+
+    def __init__(
+        self,
+        service: GameService,
+        requests: AsyncIterator[sessions.Request],
+        context: grpc.aio.ServicerContext,
+        call: CallLog,
+    ) -> None:
+        self.reader = sessions.Reader(requests)
+        self._service = service
+        self._context = context
+        self._call = call
+        self._game_id = ""
+        self._seat = 0
+
+    def start(self, queue: WatchQueue, game_id: str, seat: int) -> None:
+        self._game_id, self._seat = game_id, seat
+        self.reader.start(queue)
+
+    async def answer(self, message: object, game: LoadedGame) -> tuple[bytes, Published | None]:
+        """The message answering the client's `message` on `game` (the last version the
+        session sent), and the move as published when the answer carries its update."""
+        move = sessions.move_of(message)
+        service, game_id = self._service, self._game_id
+        call = CallLog("PlayGame.Move", game=game_id, token=self._call.token)
+        outcome = pb.MoveOutcome(request_id=move.request_id)
+
+        async def apply() -> tuple[pb.ApplyMoveResponse, Commit | None]:
+            _check_request_id(move.request_id)
+            assert call.token is not None
+            request_id = (
+                auth.scoped_request_id(call.token, move.request_id) if move.request_id else None
+            )
+            request = pb.ApplyMoveRequest(move=move.move, etag=move.etag)
+            return await service._apply(game_id, request, request_id, 0, call)
+
+        try:
+            response, commit = await session_move(service, self._context, call, apply)
+        except errors.ServiceError as error:
+            outcome.status.CopyFrom(error.status_message())
+            outcome.etag = game.etag
+            return sessions.outcome_message(outcome), None
+        outcome.etag = response.etag
+        if commit is None or commit.expected_version != game.version:
+            # Applied before (a retried request id), or after moves this session has not sent
+            # yet: their updates come first, this one's in turn.
+            return sessions.outcome_message(outcome), None
+        published = service._notifications.written(game_id, commit.notification_head + commit.data)
+        if published is None:
+            # Forgotten meanwhile (a busy process): the update is the response's view.
+            update = pb.WatchGameResponse(view=response.view, events=response.events)
+            moved = LoadedGame.decode(game_id, commit.expected_version + 1, commit.data)
+            published = Published(moved, ())
+            published.updates[self._seat] = update.SerializeToString()
+        return sessions.outcome_message(outcome, published.update_for(self._seat)), published
+
+
+def _as_is(update: pb.WatchGameResponse | bytes) -> pb.WatchGameResponse | bytes:
+    return update
 
 
 def _check_still_seated(game: LoadedGame, seat: int | None, digest: bytes | None) -> None:

@@ -357,6 +357,8 @@ def endpoints(servicer: GameService) -> dict[str, Endpoint[Any, Any]]:
     each calling the servicer's own method."""
     found: dict[str, Endpoint[Any, Any]] = {}
     for method in SERVICE.methods:
+        if method.client_streaming:
+            continue  # PlayGame: HTTP/1.1's gRPC-Web and Connect streams go one way only
         handler = getattr(servicer, method.name)
         info = _method_info(method)
         found[f"/{SERVICE.full_name}/{method.name}"] = (
