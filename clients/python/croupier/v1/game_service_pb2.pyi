@@ -692,13 +692,13 @@ class MoveOutcome(_message.Message):
     request_id: _builtins.str
     """The move's request id, as sent (empty if it had none)."""
     etag: _builtins.str
-    """The game's etag after the move when applied; the current one as the refusal saw it
-    otherwise (empty when the game could not be read).
+    """Applied: the game's etag after the move. Refused: the etag of the last update this session
+    sent.
     """
     @_builtins.property
     def status(self) -> _status_pb2.Status:
-        """Code 0: applied. Otherwise the status ApplyMove would have answered the same move with,
-        its details included (ErrorInfo with the reason, and the rule id of a refused move).
+        """Unset (code 0): applied. Otherwise the status ApplyMove would have answered the same move
+        with, its details included (ErrorInfo with the reason, and the rule id of a refused move).
         """
 
     def __init__(
