@@ -12,7 +12,7 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 
 def _setting(default: Any, env: str | None, help: str, **extra: Any) -> Any:
@@ -21,10 +21,6 @@ def _setting(default: Any, env: str | None, help: str, **extra: Any) -> Any:
 
 def _int_or_off(text: str) -> int | None:
     return None if text.strip().lower() == "off" else int(text)
-
-
-def _port_auto_or_off(text: str) -> int | Literal["auto"] | None:
-    return "auto" if text.strip().lower() == "auto" else _int_or_off(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +39,8 @@ class Settings:
         False,
         "CROUPIER_PIN_WORKERS",
         "pin each server process (each of --workers) to one CPU of those it may use, in"
-        " turn, so that each takes the one-CPU settings of auto (the unary port, SCHED_BATCH):"
-        " for cores that are the server's alone (docs/deployment.md)",
+        " turn, so that each takes the one-CPU setting of auto (SCHED_BATCH): for cores that"
+        " are the server's alone (docs/deployment.md)",
     )
     cpu_policy: str = _setting(
         "auto",
@@ -177,17 +173,6 @@ class Settings:
         "port of the web gateway for browsers (gRPC-Web and the Connect protocol; 0: any free"
         " port); off when unset",
     )
-    unary_port: int | Literal["auto"] | None = _setting(
-        "auto",
-        "CROUPIER_UNARY_PORT",
-        "a second gRPC port where a synchronous server takes the unary calls (every method but"
-        " WatchGame) for the same servicer, which the clients learn and use where they can"
-        " reach it: cheaper per call when the server's threads have a core of their own, dearer"
-        ' when they float over shared cores (docs/api.md, "The unary port"); 0: any free port;'
-        " auto (the default): any free port when the process may run on one CPU only (its CPU"
-        " affinity: taskset, a cpuset), else none; off: none",
-        parse=_port_auto_or_off,
-    )
     web_origins: str = _setting(
         "",
         "CROUPIER_WEB_ORIGINS",
@@ -260,7 +245,7 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
         if not meta.get("help"):
             continue
         env = meta["env"]
-        kind = meta.get("parse") or _parser_of(annotations[f.name])
+        kind = _parser_of(annotations[f.name])
         try:
             default = f.default if env is None or env not in environ else kind(environ[env])
         except ValueError as exc:
@@ -330,19 +315,9 @@ def cpus_allowed() -> int | None:
 
 def one_cpu(cpus: int | None = None) -> bool:
     """Whether this process may run on one CPU only (`cpus`, by default `cpus_allowed()`):
-    what the `auto` settings take for a core given to the server (`taskset`, a container's
+    what `--cpu-policy auto` takes for a core given to the server (`taskset`, a container's
     cpuset, Kubernetes' static CPU manager), where its threads cannot float."""
     return (cpus_allowed() if cpus is None else cpus) == 1
-
-
-def unary_port_of(setting: int | Literal["auto"] | None, cpus: int | None = None) -> int | None:
-    """The unary port to open for a `--unary-port` setting (0: any free port; None: none).
-    `auto` opens one on one CPU (`one_cpu`), the only place it was measured to cost less per
-    call than the gRPC port: with threads that float over shared cores it cost more
-    (docs/decisions.md, "The unary port opens where the server has one CPU")."""
-    if not isinstance(setting, str):
-        return setting
-    return 0 if one_cpu(cpus) else None
 
 
 def cpu_policy_of(setting: str, cpus: int | None = None) -> str:

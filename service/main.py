@@ -76,10 +76,6 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
     port = settings.port or free_port()
     cpus = worker_cpus(settings)
     pinned = None if cpus is None else [cpus[i % len(cpus)] for i in range(settings.workers)]
-    # One unary port for all of them too: a client learns it from whichever worker answers.
-    # (`auto` goes by a worker's CPUs: one when pinned, else this process's, which they inherit.)
-    unary_port = config.unary_port_of(settings.unary_port, 1 if pinned else None)
-    unary_port = None if unary_port is None else unary_port or free_port()
 
     def spawn(index: int) -> subprocess.Popen[bytes]:
         child = dataclasses.replace(
@@ -87,7 +83,6 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
             workers=1,
             pin_workers=False,
             port=port,
-            unary_port=unary_port,
             redis_url=redis_url,
             reuse_port=True,
             metrics_port=settings.metrics_port + index if settings.metrics_port else 0,
@@ -117,7 +112,6 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         count=settings.workers,
         host=settings.host,
         port=port,
-        unary_port=unary_port,
         cpus=pinned,
         # The workers share the web port (SO_REUSEPORT); each serves its own metrics.
         web_port=settings.web_port,
@@ -148,10 +142,10 @@ def set_cpu_policy(setting: str) -> None:
     """Put this process's thread under the policy of `setting` (config.Settings.cpu_policy,
     `auto` resolved by config.cpu_policy_of) before it starts any other: the threads gRPC, the
     metrics server and --workers start inherit it. Under SCHED_BATCH a thread that wakes does
-    not preempt the one running, so gRPC's helper threads and the unary port's wait for the
-    event loop to block or its time slice to end instead of interrupting it several times per
-    call (docs/performance.md, "The server's threads on one core"). Asked for and refused:
-    the server stops; chosen by `auto` and refused: it warns and keeps the normal policy."""
+    not preempt the one running, so gRPC's helper threads wait for the event loop to block or
+    its time slice to end instead of interrupting it several times per call
+    (docs/performance.md, "The server's threads on one core"). Asked for and refused: the
+    server stops; chosen by `auto` and refused: it warns and keeps the normal policy."""
     if config.cpu_policy_of(setting) == "normal":
         return
     try:
@@ -185,8 +179,8 @@ def main(argv: list[str] | None = None) -> None:
     logs.configure(settings.log_format, settings.log_level)
     with default_redis_url(settings) as redis_url:
         if settings.workers == 1 and (cpus := worker_cpus(settings)):
-            # After the embedded redis-server started, which keeps every CPU; before the
-            # settings that `auto` decides by the CPUs are read.
+            # After the embedded redis-server started, which keeps every CPU; before
+            # `--cpu-policy auto` reads the CPUs.
             os.sched_setaffinity(0, {cpus[0]})
         # After the embedded redis-server started: it keeps the normal policy.
         set_cpu_policy(settings.cpu_policy)

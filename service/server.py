@@ -15,7 +15,6 @@ from typing import Any
 import grpc
 import structlog
 from google.protobuf import message_factory
-from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.internal import api_implementation
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
@@ -23,10 +22,9 @@ from grpc_reflection.v1alpha import reflection
 
 from croupier.service.benchmark import BenchmarkService
 from croupier.service.calls import lenient
-from croupier.service.config import Settings, cpus_allowed, unary_port_of
+from croupier.service.config import Settings, cpus_allowed
 from croupier.service.servicer import GameService
 from croupier.service.store import Store
-from croupier.service.unary_port import UnaryPort, start_unary_port
 from croupier.service.web_gateway import WebGateway, start_web_gateway
 from croupier.v1 import benchmark_service_pb2, game_service_pb2
 
@@ -38,11 +36,10 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 LIVENESS = "liveness"
 MAX_SEND_BYTES = 4 * 1024 * 1024
 # grpc-core queues the calls that arrive while a server has not yet asked for them (grpc.aio
-# asks for one at a time per method, the unary port's synchronous server one at a time) and,
-# once 1,000 wait there, cancels new ones at random (every one beyond 3,000) before this code
-# sees them: the client got CANCELLED, and nothing was logged or counted. Every call is handed
-# over instead; the bounds of service/overload.py (and service/unary_port.py) answer the
-# excess, cheaply, with OVERLOADED.
+# asks for one at a time per method) and, once 1,000 wait there, cancels new ones at random
+# (every one beyond 3,000) before this code sees them: the client got CANCELLED, and nothing
+# was logged or counted. Every call is handed over instead; the bounds of service/overload.py
+# answer the excess, cheaply, with OVERLOADED.
 CORE_PENDING_CALLS = 2**31 - 1
 # The methods served as grpc.aio's registered methods, the others by their service's generic
 # handler. grpc.aio keeps a request for a new call pending per registered method, and one for
@@ -90,7 +87,6 @@ class Running:
     _monitor: asyncio.Task[None] | None = None
     _clocks: asyncio.Task[None] | None = None
     web: WebGateway | None = None
-    unary: UnaryPort | None = None
 
     async def stop(self, grace: float, delay: float = 0.0) -> None:
         """NOT_SERVING first, so balancers stop sending (for `delay` seconds new calls are still
@@ -106,7 +102,6 @@ class Running:
         await asyncio.gather(
             self.server.stop(grace),
             *([self.web.stop(grace)] if self.web is not None else []),
-            *([self.unary.stop(grace)] if self.unary is not None else []),
         )
 
 
@@ -123,7 +118,7 @@ async def start(settings: Settings, store: Store) -> Running:
     ]
     server = grpc.aio.server(options=options)
     servicer = GameService(store, settings)
-    health, services = add_services(server, servicer, settings)
+    health = add_services(server, servicer, settings)
     address = f"{settings.host}:{settings.port}"
     tls = (
         _tls(settings.tls_cert, settings.tls_key)
@@ -135,17 +130,6 @@ async def start(settings: Settings, store: Store) -> Running:
         raise OSError(f"cannot bind {settings.host}:{settings.port}")
     await server.start()
     running = Running(server, port, health, store)
-    unary_port = unary_port_of(settings.unary_port)
-    if unary_port is not None:
-        running.unary = start_unary_port(
-            services,
-            health,
-            f"{settings.host}:{unary_port}",
-            options,
-            servicer.overload.calls,
-            tls,
-        )
-        servicer.unary_port = running.unary.port
     if settings.web_port is not None:
         running.web = await start_web_gateway(
             servicer,
@@ -172,8 +156,7 @@ async def start(settings: Settings, store: Store) -> Running:
         # Every port this process answers on (null: off). The metrics are served by
         # service/main.py before the event loop starts, so they are up by now.
         web_port=running.web.port if running.web is not None else None,
-        unary_port=running.unary.port if running.unary is not None else None,
-        # What `--unary-port auto` went by: the CPUs this process may run on.
+        # What `--cpu-policy auto` went by: the CPUs this process may run on.
         cpus=cpus_allowed(),
         metrics_port=settings.metrics_port or None,
         tls=bool(settings.tls_cert),
@@ -191,21 +174,16 @@ def _cpu_policy_in_force() -> str:
     return "batch" if policy is not None and policy(0) == os.SCHED_BATCH else "normal"
 
 
-def add_services(
-    server: grpc.aio.Server, servicer: GameService, settings: Settings
-) -> tuple[Health, list[tuple[object, ServiceDescriptor]]]:
+def add_services(server: grpc.aio.Server, servicer: GameService, settings: Settings) -> Health:
     """Serve GameService from `servicer` on `server`, Echo when asked, health and reflection.
-    Returns the health servicer, and each served servicer of ours with its service."""
+    Returns the health servicer."""
     add_game_service(servicer, server)
-    services: list[tuple[object, ServiceDescriptor]] = [
-        (servicer, game_service_pb2.DESCRIPTOR.services_by_name["GameService"])
-    ]
+    services = [game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name]
     # Echo only when asked (croupier-bench's baseline): never on a production port by default.
     if settings.benchmark_service:
-        benchmark = BenchmarkService(servicer)
-        _add_service(benchmark, server, benchmark_service_pb2, "BenchmarkService")
+        _add_service(BenchmarkService(servicer), server, benchmark_service_pb2, "BenchmarkService")
         services.append(
-            (benchmark, benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"])
+            benchmark_service_pb2.DESCRIPTOR.services_by_name["BenchmarkService"].full_name
         )
     health = Health()
     # grpcio-health-checking's and grpcio-reflection's own functions register every method of
@@ -213,13 +191,13 @@ def add_services(
     health_pb2_grpc.add_HealthServicer_to_server(health, _GenericOnly(server))
     reflection.enable_server_reflection(
         [
-            *(service.full_name for _, service in services),
+            *services,
             health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
             reflection.SERVICE_NAME,
         ],
         _GenericOnly(server),
     )
-    return health, services
+    return health
 
 
 def add_game_service(servicer: GameService, server: grpc.aio.Server) -> None:
@@ -238,11 +216,12 @@ def _add_service(
     service = messages.DESCRIPTOR.services_by_name[name]
     handlers = {}
     for method in service.methods:
-        make = (
-            grpc.unary_stream_rpc_method_handler
-            if method.server_streaming
-            else grpc.unary_unary_rpc_method_handler
-        )
+        if method.client_streaming:
+            make = grpc.stream_stream_rpc_method_handler
+        elif method.server_streaming:
+            make = grpc.unary_stream_rpc_method_handler
+        else:
+            make = grpc.unary_unary_rpc_method_handler
         serialize = message_factory.GetMessageClass(method.output_type).SerializeToString
         handlers[method.name] = make(
             getattr(servicer, method.name),

@@ -42,13 +42,3 @@ def wait_metric(
     value = counted(port, name, at_least, timeout, **labels)
     if value < at_least:
         raise AssertionError(f"{name}{labels} was {value}, not {at_least}, after {timeout} s")
-
-
-def fallen(port: int, name: str, at_most: float, timeout: float = 30.0, **labels: str) -> float:
-    """`metric` once it has come down to `at_most` (a gauge), or its value after `timeout`."""
-    deadline = time.monotonic() + timeout
-    value = metric(port, name, **labels)
-    while value > at_most and time.monotonic() < deadline:
-        time.sleep(0.005)
-        value = metric(port, name, **labels)
-    return value

@@ -8,14 +8,7 @@ import os
 import pytest
 import structlog.testing
 
-from croupier.service.config import (
-    cpu_policy_of,
-    cpus_allowed,
-    parse,
-    parse_bool,
-    to_args,
-    unary_port_of,
-)
+from croupier.service.config import cpu_policy_of, cpus_allowed, parse, parse_bool, to_args
 from croupier.service.main import set_cpu_policy, worker_cpus
 
 
@@ -47,35 +40,6 @@ def test_environment_values_take_their_declared_types() -> None:
     )
     assert (settings.port, settings.store_timeout_seconds) == (6000, 0.25)
     assert (settings.web_port, settings.log_format) == (8080, "console")
-
-
-def test_the_unary_port_is_auto_by_default_and_as_told() -> None:
-    assert parse([], environ={}).unary_port == "auto"
-    assert parse([], environ={"CROUPIER_UNARY_PORT": "AUTO"}).unary_port == "auto"
-    assert parse(["--unary-port", "0"], environ={}).unary_port == 0  # any free port
-    assert parse(["--unary-port", "off"], environ={"CROUPIER_UNARY_PORT": "0"}).unary_port is None
-    assert parse([], environ={"CROUPIER_UNARY_PORT": "OFF"}).unary_port is None
-    assert parse(["--unary-port", "50052"], environ={"CROUPIER_UNARY_PORT": "off"}).unary_port == (
-        50052
-    )
-    # What --workers hands its processes keeps each value, off included (not the default).
-    for argv in (["--unary-port", "off"], ["--unary-port", "0"], []):
-        settings = parse(argv, environ={})
-        args, environ = to_args(settings)
-        assert parse(args, environ=environ).unary_port == settings.unary_port
-
-
-def test_auto_opens_the_unary_port_only_on_one_cpu() -> None:
-    assert unary_port_of("auto", cpus=1) == 0
-    assert unary_port_of("auto", cpus=2) is None
-    assert unary_port_of("auto", cpus=64) is None
-    # A number or off is what it says, whatever the CPUs.
-    assert unary_port_of(0, cpus=2) == 0
-    assert unary_port_of(50052, cpus=8) == 50052
-    assert unary_port_of(None, cpus=1) is None
-    # Without `cpus`, this process's own affinity.
-    expected = 0 if len(os.sched_getaffinity(0)) == 1 else None
-    assert unary_port_of("auto") == expected
 
 
 def test_a_malformed_environment_value_is_an_error_naming_the_variable(
@@ -124,11 +88,11 @@ def test_a_cpu_policy_the_system_refuses_stops_the_server_or_is_a_warning(
     assert [line["event"] for line in logs] == ["cpu_policy_refused"]
 
 
-def test_the_auto_settings_where_the_system_names_no_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Not Linux (no CPU affinity to read): no unary port and the normal policy, never a crash."""
+def test_the_auto_policy_where_the_system_names_no_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not Linux (no CPU affinity to read): the normal policy, never a crash."""
     monkeypatch.delattr(os, "sched_getaffinity")
     assert cpus_allowed() is None
-    assert (unary_port_of("auto"), cpu_policy_of("auto")) == (None, "normal")
+    assert cpu_policy_of("auto") == "normal"
 
 
 def test_auto_cpu_policy_is_batch_only_on_one_cpu() -> None:

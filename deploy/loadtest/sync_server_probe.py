@@ -18,7 +18,6 @@ remembered states and call wrapper, every unary RPC) and changes only who takes 
 gRPC: a pool thread submits the handler's coroutine to an event loop
 (`asyncio.run_coroutine_threadsafe`) and waits for its result. It measures what the cheaper
 call path of the synchronous server is worth once each call also crosses between threads.
-`croupier-server --unary-port` is that design built into the server (service/unary_port.py).
 """
 
 from __future__ import annotations

@@ -106,24 +106,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--server-pid", type=int, help="pid of the --target server, for its CPU")
     parser.add_argument(
-        "--grpc-port",
-        action="store_true",
-        help="send the calls of the service benchmark and the long game to the server's gRPC"
-        " port; by default they go where a client's go, to the unary port the server names"
-        " (GetServerInfo) when it has one",
-    )
-    parser.add_argument(
-        "--compare-ports",
-        action="store_true",
-        help="run each phase twice in a row, on the gRPC port and then on the unary port: the"
-        " server's CPU per call on each, side by side",
-    )
-    parser.add_argument(
-        "--unary-target",
-        help="with --target: host:port of the running server's unary port, where not where it"
-        " names it (GetServerInfo, on the host of --target)",
-    )
-    parser.add_argument(
         "--redis-url",
         help="the server's Redis (a started server uses it; with --target: counts round trips)",
     )
@@ -242,20 +224,8 @@ def main(argv: list[str] | None = None) -> None:
             "--client blocking keeps one call in flight per process: raise"
             " --client-processes to --concurrency, or use --client async"
         )
-    ports = args.grpc_port or args.compare_ports
     if args.target and (args.redis_cluster or args.server_arg):
         parser.error("--redis-cluster/--server-arg shape a server started here: not with --target")
-    if args.unary_target and not args.target:
-        parser.error("--unary-target is the running server's unary port: with --target")
-    if ports and (args.watchers or args.bot_games or args.bots):
-        parser.error(
-            "--grpc-port and --compare-ports are for the service benchmark and the long game:"
-            " the other modes watch games, on the gRPC port"
-        )
-    if args.compare_ports and args.long_game:
-        parser.error("--compare-ports is for the service benchmark (--long-game: --grpc-port)")
-    if args.grpc_port and args.compare_ports:
-        parser.error("--compare-ports sends half the phases to the unary port: not --grpc-port")
     if args.stored_games and (args.redis_cluster or (args.target and not args.redis_url)):
         parser.error("--stored-games fills a single Redis: the started server's or --redis-url")
     if args.watch_split and not (args.watchers and args.watchers > args.watch_games > 1):

@@ -35,13 +35,7 @@ WORKLOADS: dict[str, Callable[[Load], Workload]] = {
 async def _run_phases(spec: ClientSpec) -> list[Sample]:
     options = [("grpc.use_local_subchannel_pool", 1)]  # one connection per channel
     connect = grpc.insecure_channel if spec.blocking else grpc.aio.insecure_channel
-    targets = {"grpc": spec.target, "unary": spec.unary_target}
-    by_port: dict[str, list[Any]] = {
-        port: [connect(target, options=options) for _ in range(spec.channels)]
-        for port, target in targets.items()
-        if target is not None
-    }
-    channels = [channel for port in by_port.values() for channel in port]
+    channels: list[Any] = [connect(spec.target, options=options) for _ in range(spec.channels)]
     try:
         for channel in channels:
             if spec.blocking:
@@ -54,7 +48,7 @@ async def _run_phases(spec: ClientSpec) -> list[Sample]:
             start = phase.start + wall_to_perf
             await sleep_until(start)
             replayed = [s for p, s in zip(spec.phases, samples, strict=False) if p.kind == "replay"]
-            load = Load(spec, phase, by_port[phase.port], start, replayed)
+            load = Load(spec, phase, channels, start, replayed)
             workload = WORKLOADS[phase.kind](load)
             meter = asyncio.create_task(load.meter())
             await asyncio.gather(*(workload.worker(n) for n in range(spec.concurrency)))

@@ -155,16 +155,14 @@ def run_long_game_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]
         pin(os.getpid(), args.client_cpus)
     match = record_long_match(seats, args.long_game, args.seed)
     with server_for(args) as server:
-        calls = server.calls_target(args)  # where a client's go (the unary port when it has one)
         print(
-            f"croupier-bench --long-game: server at {server.target}, calls to {calls};"
-            f" {args.concurrency} copies"
+            f"croupier-bench --long-game: server at {server.target}; {args.concurrency} copies"
             f" of one {GAME} match ({seats} seats, wins_to_match {WINS_TO_MATCH}), its first"
             f" {args.long_game:,} moves replayed in {SLICES} slices, in step",
             file=out,
             flush=True,
         )
-        measured = _run(args, calls, server.pids, match)
+        measured = _run(args, server.target, server.pids, match)
         log = None
         if server.redis_url and not server.cluster and measured["names"]:
             log = _log_figures(server.redis_url, measured["names"][0])
@@ -175,7 +173,6 @@ def run_long_game_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]
         "moves": args.long_game,
         "copies": args.concurrency,
         "target": server.target,
-        "calls_target": calls,
         "errors": measured["errors"],
         "slices": measured["slices"],
         "log": log,

@@ -31,21 +31,13 @@ def header(
     )
     return (
         f"croupier-bench: server {where}; {args.concurrency} in flight from {processes} client"
-        f" process(es), {args.channels} channel(s) each, {args.client} calls"
-        f" to {_port_of(args, server)}; {pinning}\n"
+        f" process(es), {args.channels} channel(s) each, {args.client} calls; {pinning}\n"
         f"  games: {', '.join(f'{g} ({seats[g]} seats)' for g in games)};"
         f" phases of {args.warmup:g} s warm-up + {args.duration:g} s measured"
         + (f"\n  server flags added: {' '.join(args.server_arg)}" if args.server_arg else "")
         + (f"; Redis Cluster of {args.redis_cluster} masters" if args.redis_cluster else "")
         + (f"; turn clock {args.clock} s per decision" if args.clock else "")
     )
-
-
-def _port_of(args: argparse.Namespace, server: Server) -> str:
-    if getattr(args, "compare_ports", False):
-        return f"the gRPC port, then the unary port {server.unary_target}"
-    calls = server.calls_target(args)
-    return "the gRPC port" if calls == server.target else f"the unary port {calls}"
 
 
 def _cell(value: float, base: float | None) -> str:
@@ -103,7 +95,6 @@ def print_service(report: dict[str, Any], out: TextIO) -> None:
         file=out,
     )
     _print_cpu(report["cpu"], out)
-    _print_ports(report.get("ports"), out)
     _print_redis(report.get("redis"), out)
     if report["errors"]:
         print("errors: " + ", ".join(f"{k} x{v}" for k, v in report["errors"].items()), file=out)
@@ -138,28 +129,6 @@ def _print_cpu(cpu: dict[str, Any], out: TextIO) -> None:
             extra.append(f"server {entry['server_switches_per_call']} context switches per call")
         tail = f"; CPU: {', '.join(extra)}" if extra else ""
         print(f"cpu {phase} (share of one core): {', '.join(parts)}{tail}", file=out)
-
-
-def _print_ports(ports: dict[str, Any] | None, out: TextIO) -> None:
-    if not ports:
-        return
-    print("gRPC port against unary port (each phase, then its twin on the unary port):", file=out)
-
-    def pair(grpc: Any, unary: Any, form: str) -> str:
-        return " against ".join("-" if v is None else format(v, form) for v in (grpc, unary))
-
-    for phase, entry in ports.items():
-        grpc, unary = entry["grpc"], entry["unary"]
-        per = next(k for k in grpc if k.startswith("server_us_per_"))
-        print(
-            f"  {phase}: server {pair(grpc[per], unary[per], ',.0f')} us per"
-            f" {per.removeprefix('server_us_per_')} (unary/gRPC {entry['ratio']});"
-            " context switches per call"
-            f" {pair(grpc['server_switches_per_call'], unary['server_switches_per_call'], '.1f')};"
-            f" p50 {pair(grpc['p50_ms'], unary['p50_ms'], '.2f')} ms,"
-            f" p99 {pair(grpc['p99_ms'], unary['p99_ms'], '.2f')} ms",
-            file=out,
-        )
 
 
 def _print_redis(redis: dict[str, Any] | None, out: TextIO) -> None:

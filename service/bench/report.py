@@ -47,9 +47,7 @@ def service_report(
     seats: dict[str, int],
     redis_counts: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    every = list(zip(phases, samples, strict=True))
-    # The figures are the gRPC port's; the unary port's twins (--compare-ports) are in "ports".
-    pairs = [(p, s) for p, s in every if p.port == "grpc"]
+    pairs = list(zip(phases, samples, strict=True))
     base_sample = next(s for p, s in pairs if p.kind == "baseline")
     base = Figures.of(base_sample, BASELINE, base_sample.window_s)
     replays = [(p, s) for p, s in pairs if p.kind == "replay"]
@@ -78,7 +76,7 @@ def service_report(
     cpu: dict[str, Any] = {}
     warnings: list[str] = []
     redis: dict[str, Any] = dict(redis_counts or {})
-    for phase, sample in every:
+    for phase, sample in pairs:
         cpu[phase.name] = _cpu(sample)
         warnings += _bottleneck_warnings(phase.name, sample)
         if phase.kind == "replay" and sample.redis:
@@ -88,8 +86,6 @@ def service_report(
     warnings += _setup_warnings(args, server)
     warnings += _payload_warnings(report["baseline"], report["apply_move"])
     report["cpu"] = cpu
-    if len(every) > len(pairs):
-        report["ports"] = _ports(every, cpu)
     report["redis"] = redis or None
     reasons = base_sample.reasons.copy()
     for _, sample in [*replays, *plays]:
@@ -99,9 +95,6 @@ def service_report(
     report["config"] = {
         "target": server.target,
         "server_started": server.started,
-        # Where the calls went: the unary port (its address) or the gRPC port (target).
-        "calls_target": server.calls_target(args),
-        "compare_ports": server.unary_target if args.compare_ports else None,
         "concurrency": args.concurrency,
         "client_processes": args.client_processes,
         "client": args.client,
@@ -155,34 +148,6 @@ def _game_play(
                 for rpc in RPCS[1:]
             },
         }
-    return out
-
-
-def _ports(pairs: Sequence[tuple[Phase, Sample]], cpu: dict[str, Any]) -> dict[str, Any]:
-    """Each phase on the gRPC port beside its twin on the unary port, run just after it: the
-    server's CPU per call (per move where moves were made), its context switches per call and
-    the calls' latencies (Echo's in the baseline, else ApplyMove's); `ratio`: the unary port's
-    CPU over the gRPC port's."""
-    out: dict[str, Any] = {}
-    for phase, sample in pairs:
-        if phase.port != "grpc":
-            continue
-        twin = f"{phase.name}@unary"
-        unary = next(s for p, s in pairs if p.name == twin)
-        per = "server_us_per_call" if phase.kind == "baseline" else "server_us_per_move"
-        rpc = BASELINE if phase.kind == "baseline" else "apply_move"
-        sides: dict[str, Any] = {}
-        for port, name, side in (("grpc", phase.name, sample), ("unary", twin, unary)):
-            figures = Figures.of(side, rpc, side.window_s)
-            sides[port] = {
-                per: cpu[name].get(per),
-                "server_switches_per_call": cpu[name].get("server_switches_per_call"),
-                "p50_ms": num(figures.p50_ms),
-                "p99_ms": num(figures.p99_ms),
-            }
-        grpc_us, unary_us = sides["grpc"][per], sides["unary"][per]
-        both = grpc_us is not None and unary_us is not None
-        out[phase.name] = {**sides, "ratio": num(ratio(unary_us, grpc_us), 3) if both else None}
     return out
 
 

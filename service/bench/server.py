@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from croupier.client import Croupier
 from croupier.local import LocalServer
 from croupier.service.bench.cpu import affinity, find_redis_child, pin
 
@@ -27,21 +26,6 @@ class Server:
     pids: dict[str, int]  # "server", "redis": whose CPU is measured
     redis_url: str | None
     cluster: bool = False
-    # Its unary port, as a client learns it (or --unary-target), when it has one: where the
-    # service benchmark sends its calls, or its phases' twins with --compare-ports.
-    unary_target: str | None = None
-
-    def calls_target(self, args: argparse.Namespace) -> str:
-        """Where the service benchmark's calls go: where a client's would (the unary port when
-        the server has one the client reaches), unless --grpc-port or --compare-ports."""
-        grpc_only = getattr(args, "grpc_port", False) or getattr(args, "compare_ports", False)
-        return self.target if grpc_only or self.unary_target is None else self.unary_target
-
-
-def unary_target_of(target: str) -> str | None:
-    """The unary port of the server at `target` as its clients learn it (GetServerInfo)."""
-    with Croupier(target) as client:
-        return client.learn_unary_port()
 
 
 def started_args(args: argparse.Namespace) -> tuple[str, ...]:
@@ -58,8 +42,6 @@ def started_args(args: argparse.Namespace) -> tuple[str, ...]:
         extra += ["--max-watchers-per-game", str(max(100, per_game))]
     if getattr(args, "bot_games", None):
         extra += ["--operator-key", BENCH_OPERATOR_KEY]  # every seat a bot needs it
-    if getattr(args, "compare_ports", False):
-        extra += ["--unary-port", "0"]  # (--unary-port=0 among --server-arg's does it too)
     return (*extra, *(getattr(args, "server_arg", None) or ()))
 
 
@@ -67,8 +49,7 @@ def started_args(args: argparse.Namespace) -> tuple[str, ...]:
 def server_for(args: argparse.Namespace) -> Iterator[Server]:
     if args.target:
         pids = {"server": args.server_pid} if args.server_pid else {}
-        unary_target = getattr(args, "unary_target", None) or unary_target_of(args.target)
-        yield Server(args.target, False, pids, args.redis_url, unary_target=unary_target)
+        yield Server(args.target, False, pids, args.redis_url)
         return
     with _cluster(args) as cluster:
         redis_url = cluster.url if cluster is not None else args.redis_url
@@ -96,8 +77,7 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
             for label, redis_pid in pids.items():
                 if label.startswith("redis") and (args.redis_cpus or args.server_cpus):
                     pin(redis_pid, args.redis_cpus or args.server_cpus, tree=True)
-            unary = unary_target_of(server.target)
-            yield Server(server.target, True, pids, redis_url, cluster is not None, unary)
+            yield Server(server.target, True, pids, redis_url, cluster is not None)
         finally:
             server.stop()
 

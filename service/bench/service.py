@@ -18,7 +18,7 @@ from croupier.service.bench.printing import header, print_service
 from croupier.service.bench.replay import lanes_per_game, record_games
 from croupier.service.bench.report import service_report
 from croupier.service.bench.server import Server, seats_of, server_for
-from croupier.service.bench.spec import ClientSpec, Phase, Port
+from croupier.service.bench.spec import ClientSpec, Phase
 from croupier.service.bench.stats import Sample
 
 GAP_S = 0.3  # between phases: the last calls of one drain before the next starts
@@ -26,8 +26,7 @@ GAP_S = 0.3  # between phases: the last calls of one drain before the next start
 
 def schedule(args: argparse.Namespace, games: list[str], start: float) -> tuple[Phase, ...]:
     """The replay phase(s), the baseline (sized like the replayed ApplyMoves), then the
-    game-play phase(s): with --separately one per game, else one with all games mixed. With
-    --compare-ports each phase is followed by its twin on the unary port ("<name>@unary")."""
+    game-play phase(s): with --separately one per game, else one with all games mixed."""
     groups = [(g,) for g in games] if args.separately else [tuple(games)]
 
     def of(kind: str) -> list[tuple[str, Any, tuple[str, ...]]]:
@@ -38,28 +37,16 @@ def schedule(args: argparse.Namespace, games: list[str], start: float) -> tuple[
         ("baseline", "baseline", ()),
         *([] if args.replay_only else of("game_play")),
     ]
-    ports: tuple[Port, ...] = ("grpc", "unary") if args.compare_ports else ("grpc",)
     length = args.warmup + args.duration + GAP_S
     return tuple(
-        Phase(
-            name if port == "grpc" else f"{name}@unary",
-            kind,
-            group,
-            start + number * length,
-            args.warmup,
-            args.duration,
-            port,
-        )
-        for number, ((name, kind, group), port) in enumerate(
-            (entry, port) for entry in planned for port in ports
-        )
+        Phase(name, kind, group, start + number * length, args.warmup, args.duration)
+        for number, (name, kind, group) in enumerate(planned)
     )
 
 
 def _spec(args: argparse.Namespace, server: Server, seats: dict[str, int], **kw: Any) -> ClientSpec:
     return ClientSpec(
-        target=server.calls_target(args),
-        unary_target=server.unary_target if args.compare_ports else None,
+        target=server.target,
         index=0,
         concurrency=args.concurrency,
         channels=args.channels,
@@ -84,8 +71,6 @@ def run_service_bench(args: argparse.Namespace, out: TextIO) -> dict[str, Any]:
     recorded = record_games(games, seats, args.seed)
     record_s = time.perf_counter() - started
     with server_for(args) as server:
-        if args.compare_ports and server.unary_target is None:
-            raise SystemExit("--compare-ports: the server names no unary port this client reaches")
         stored = None
         if args.stored_games:
             from croupier.service.bench import stored as stored_games

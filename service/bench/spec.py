@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 PhaseKind = Literal["baseline", "replay", "game_play"]
-Port = Literal["grpc", "unary"]
 
 
 @dataclass(frozen=True)
@@ -20,9 +19,6 @@ class Phase:
     start: float
     warmup: float
     duration: float
-    # Where its calls go: the server's gRPC port, or (--compare-ports, the phases named
-    # "<name>@unary") its unary port.
-    port: Port = "grpc"
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,6 @@ class Payload:
 @dataclass(frozen=True)
 class ClientSpec:
     target: str
-    unary_target: str | None  # the server's unary port, for the phases on it (--compare-ports)
     index: int
     concurrency: int
     channels: int

@@ -21,7 +21,7 @@ from croupier.service.bench.cpu import parse_cpus, process_cpu_seconds, server_c
 from croupier.service.bench.replay import record_games
 from croupier.service.bench.spec import Payload
 from croupier.service.bench.stats import Figures, Sample
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.benchmark_service_pb2 import EchoResponse
 
@@ -86,10 +86,6 @@ def test_service_bench_replays_moves_plays_games_and_measures_the_baseline(
     )
     report: dict[str, Any] = json.loads(out.read_text())
     assert report["baseline"]["rpc"] == "croupier.v1.BenchmarkService/Echo"
-    # The calls went where a client's go: to the gRPC port of a server free on more than one
-    # CPU, which opens no unary port by default.
-    if len(os.sched_getaffinity(0)) > 1:
-        assert report["config"]["calls_target"] == report["config"]["target"]
     play = report["game_play"]
     entries = {"baseline": report["baseline"], "apply_move": report["apply_move"]}
     entries |= {f"game_play.{rpc}": play[rpc] for rpc in ("apply_move", "list_legal_moves")}
@@ -149,106 +145,47 @@ def test_latency_mode_calls_with_blocking_stubs_and_meters_the_window(tmp_path: 
         assert report["cpu"][phase]["client"][0] > 0, phase
 
 
-ONE_CPU = ["--server-cpus", str(max(os.sched_getaffinity(0)))]
-
-
-@pytest.mark.parametrize(
-    ("started_with", "grpc_port"),
-    [(["--server-arg=--unary-port=0"], False), (ONE_CPU, False), (ONE_CPU, True)],
-    ids=["unary-port-0", "one-cpu", "one-cpu-grpc-port"],
-)
-def test_service_bench_with_a_unary_port(
-    tmp_path: Path, started_with: list[str], grpc_port: bool
-) -> None:
-    """A started server with a unary port (--server-arg=--unary-port=0, or the default `auto`
-    on one CPU as the issue's commands pin it): the phases' calls go where a client's go, to
-    that port as the bench learns it; with --grpc-port, to the gRPC port all the same."""
+def test_service_bench_with_the_server_on_one_cpu(tmp_path: Path) -> None:
+    """--server-cpus: the started server (and its Redis) on one CPU, as the documented
+    commands pin it."""
     out = tmp_path / "bench.json"
+    cpu = max(os.sched_getaffinity(0))
     main(
         [
-            *["--game", "trinity", "--concurrency", "4", *started_with],
-            *(["--grpc-port"] if grpc_port else []),
+            *["--game", "trinity", "--concurrency", "4", "--server-cpus", str(cpu)],
             *["--no-redis-count", "--duration", "1", "--warmup", "0.2", "--json", str(out)],
         ]
     )
     report: dict[str, Any] = json.loads(out.read_text())
-    config = report["config"]
-    assert (config["calls_target"] == config["target"]) is grpc_port
-    assert config["calls_target"].startswith("127.0.0.1:")
+    assert report["config"]["server_cpus"] == [cpu]
     assert report["errors"] == {}
     for entry in (report["baseline"], report["apply_move"], report["game_play"]["apply_move"]):
         assert entry["errors"] == 0
         assert entry["calls_per_s"] > 0
 
 
-def test_compare_ports_runs_each_phase_again_on_the_unary_port(tmp_path: Path) -> None:
-    """--compare-ports: every phase is followed by its twin on the started server's unary port,
-    and the report sets each phase's server CPU beside its twin's."""
+def test_service_bench_against_a_running_server(tmp_path: Path) -> None:
+    """--target and --server-pid: a server started elsewhere, its CPU measured."""
+    flags = ("--benchmark-service", "--anonymous-rate-limit", "0")
     out = tmp_path / "bench.json"
-    main(
-        [
-            *["--game", "trinity", "--concurrency", "4", "--compare-ports", "--no-redis-count"],
-            *["--duration", "0.5", "--warmup", "0.1", "--json", str(out)],
-        ]
+    with EmbeddedRedis() as store, LocalServer(store.url, extra_args=flags) as server:
+        assert server.process is not None
+        main(
+            [
+                *["--target", server.target, "--server-pid", str(server.process.pid)],
+                *["--replay-only", "--game", "trinity", "--concurrency", "4", "--no-redis-count"],
+                *["--duration", "0.5", "--warmup", "0.1", "--json", str(out)],
+            ]
+        )
+    report: dict[str, Any] = json.loads(out.read_text())
+    assert (report["config"]["target"], report["config"]["server_started"]) == (
+        server.target,
+        False,
     )
-    report: dict[str, Any] = json.loads(out.read_text())
-    config = report["config"]
-    assert config["compare_ports"] not in (None, config["target"])
     assert report["errors"] == {}
-    assert list(report["cpu"]) == [
-        *["replay", "replay@unary", "baseline", "baseline@unary"],
-        *["game_play", "game_play@unary"],
-    ]
-    assert list(report["ports"]) == ["replay", "baseline", "game_play"]
-    for phase, entry in report["ports"].items():
-        per = "server_us_per_call" if phase == "baseline" else "server_us_per_move"
-        grpc, unary = entry["grpc"][per], entry["unary"][per]
-        assert grpc > 0 and unary > 0, phase
-        assert entry["ratio"] == pytest.approx(unary / grpc, abs=1e-3), phase
-        assert entry["unary"]["p50_ms"] > 0, phase
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["--compare-ports", "--unary-target", "127.0.0.1:2"],  # no --target
-        ["--compare-ports", "--grpc-port"],
-        ["--compare-ports", "--watchers", "10"],
-        ["--grpc-port", "--watchers", "10"],
-        ["--compare-ports", "--long-game", "48"],
-    ],
-)
-def test_compare_ports_refuses_what_it_cannot_measure(argv: list[str]) -> None:
-    with pytest.raises(SystemExit):
-        main(argv)
-
-
-def test_compare_ports_against_a_running_server(tmp_path: Path) -> None:
-    """--target and --server-pid: the two ports of a server started elsewhere, its unary port
-    learned from it; a server without one cannot be compared."""
-    unary = free_port()
-    flags = ("--benchmark-service", "--anonymous-rate-limit", "0", "--unary-port", str(unary))
-    out = tmp_path / "bench.json"
-    with EmbeddedRedis() as store:
-        with LocalServer(store.url, extra_args=flags) as server:
-            assert server.process is not None
-            main(
-                [
-                    *["--target", server.target, "--server-pid", str(server.process.pid)],
-                    *["--compare-ports", "--replay-only", "--game", "trinity"],
-                    *["--concurrency", "4", "--no-redis-count"],
-                    *["--duration", "0.5", "--warmup", "0.1", "--json", str(out)],
-                ]
-            )
-        without = (*flags[:3], "--unary-port", "off")
-        with LocalServer(store.url, extra_args=without) as server, pytest.raises(SystemExit):
-            main(["--target", server.target, "--compare-ports", "--replay-only"])
-    report: dict[str, Any] = json.loads(out.read_text())
-    assert report["config"]["compare_ports"] == f"127.0.0.1:{unary}"
-    assert report["errors"] == {}
-    assert list(report["ports"]) == ["replay", "baseline"]
-    for entry in report["ports"].values():
-        assert entry["ratio"] > 0
+    assert list(report["cpu"]) == ["replay", "baseline"]
+    for phase in ("replay", "baseline"):
+        assert report["cpu"][phase]["server"] > 0, phase
 
 
 def test_blocking_stubs_need_one_call_in_flight_per_process() -> None:

@@ -178,13 +178,11 @@ def test_services_speak_grpc_on_the_container_port() -> None:
         ]
 
 
-def test_no_unary_port_the_services_would_not_carry_nor_a_policy_for_cores_of_their_own() -> None:
-    """The Services carry the gRPC port only, so the pods open no unary port, not even where
-    `auto` would (a pod confined to one CPU by the static CPU manager): its clients would learn
-    a port they cannot reach through the Service. The pods share their nodes' cores, so their
-    threads keep the normal policy, also on a node of one CPU."""
+def test_no_policy_for_cores_of_their_own() -> None:
+    """The pods share their nodes' cores, so their threads keep the normal policy, also on a
+    node of one CPU (a pod confined to it by the static CPU manager), where `auto` would choose
+    batch."""
     settings = config.parse([], environ=config_data())
-    assert config.unary_port_of(settings.unary_port, cpus=1) is None
     assert config.cpu_policy_of(settings.cpu_policy, cpus=1) == "normal"
 
 

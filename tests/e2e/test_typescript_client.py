@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import threading
 import uuid
 from pathlib import Path
 
@@ -25,7 +23,6 @@ from croupier.service.redis_store import UPDATE_SCRIPT
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.e2e.helpers import TS, TSX, check_refusals, run_node, run_script
-from tests.forwarder import Forwarder
 from tests.lost_reply import LostReplyProxy, script_sha
 from tests.reliability.overloaded import call_slot_held, watch_slot_held
 from tests.reliability.support import game_id
@@ -86,114 +83,6 @@ def test_typescript_client_plays_a_complete_game(
     assert view.game_type == game
     assert view.move_count == moves
     assert view.HasField("result")
-
-
-def test_typescript_client_sends_every_call_but_watch_to_the_unary_port(
-    typescript: Path, redis_server: EmbeddedRedis
-) -> None:
-    """`connect(target, { unaryTarget })`: a whole game played through a server's unary port
-    (`--unary-port`) while a seat watches on its gRPC port; and each side of the routing shown
-    by a port that cannot serve it."""
-    unary_port = free_port()
-    with LocalServer(
-        redis_server.url,
-        extra_args=(
-            "--unary-port",
-            str(unary_port),
-            "--rate-limit",
-            "0",
-            "--anonymous-rate-limit",
-            "0",
-        ),
-    ) as server:
-        unary = f"127.0.0.1:{unary_port}"
-        summary = run_script(
-            "examples/play.ts",
-            "--target", server.target,
-            "--unary-target", unary,
-            "--game", "trinity",
-            "--seats", "3",
-            "--seed", "12",
-            "--watch-seat", "1",
-        )  # fmt: skip
-        moves = summary["moves"]
-        assert moves > 0
-        assert summary["watchMoveCounts"] == list(range(moves + 1))
-        assert summary["watchSawResult"]
-        routed = run_script(
-            "test/unary_port.ts",
-            "--target", server.target,
-            "--unary-target", unary,
-            "--dead", f"127.0.0.1:{free_port()}",
-        )  # fmt: skip
-    assert routed == {
-        "watchedMoveCounts": [0, 1],
-        "appliedMoveCount": 1,
-        # With the unary port as `target`: watch reaches it and is refused; the rest is served.
-        "watchOnUnaryPort": "UNIMPLEMENTED",
-        "getOnUnaryPort": "OK",
-        # With nothing at `unaryTarget`: every call but watch fails; watch is served.
-        "getWithDeadUnaryTarget": "UNAVAILABLE",
-        "watchWithDeadUnaryTarget": "OK",
-    }
-
-
-ELSEWHERE = "127.0.0.2"  # the server listens on 127.0.0.1; forwarders reach it here
-
-
-def test_typescript_client_learns_the_unary_port(
-    typescript: Path, redis_server: EmbeddedRedis
-) -> None:
-    """`connect(target)` alone, the server reached through 127.0.0.2: the client learns the
-    unary port and plays a game through it; once that port is cut, a call is sent again on
-    the gRPC port and the port given up; where the port named cannot be reached (nothing
-    listens, or a listener never answers), every call goes to the gRPC port."""
-    unary_port = free_port()
-    with LocalServer(
-        redis_server.url,
-        extra_args=("--unary-port", str(unary_port), "--anonymous-rate-limit", "0"),
-    ) as server:
-        main_port = int(server.target.rpartition(":")[2])
-        target = f"{ELSEWHERE}:{main_port}"
-        with (
-            Forwarder((ELSEWHERE, main_port), ("127.0.0.1", main_port)) as main,
-            Forwarder((ELSEWHERE, unary_port), ("127.0.0.1", unary_port)) as unary,
-        ):
-            script = subprocess.Popen(
-                [str(TSX), "test/learned_port.ts", "--target", target, "--wait"],
-                cwd=TS,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            assert script.stdin is not None and script.stdout is not None
-            killer = threading.Timer(120, script.kill)  # a script that hangs fails the test
-            killer.start()
-            try:
-                played = json.loads(script.stdout.readline())
-                sent = {"unary": unary.received, "grpc": main.received}
-                unary.close()
-                script.stdin.write("the port is cut\n")
-                script.stdin.flush()
-                after_cut = json.loads(script.stdout.readline())
-                assert script.wait(60) == 0
-            finally:
-                killer.cancel()
-                script.kill()
-        with Forwarder((ELSEWHERE, main_port), ("127.0.0.1", main_port)):
-            refused = run_script("test/learned_port.ts", "--target", target)
-            with socket.create_server((ELSEWHERE, unary_port)):  # never accepts, never answers
-                silent = run_script("test/learned_port.ts", "--target", target)
-    assert played["before"] is None
-    assert played["learned"] == f"{ELSEWHERE}:{unary_port}"
-    assert played["result"] and played["moves"] > 0
-    assert played["streamed"] == played["moves"]  # `croupier.service`'s stream: the gRPC port
-    # The gRPC port carried GetServerInfo only; the unary port every call of the game.
-    assert sent["unary"] > 4 * sent["grpc"], sent
-    assert after_cut == {"afterCut": "OK", "unaryTargetAfterCut": None}
-    for kept in (refused, silent):
-        assert kept["learned"] is None
-        assert kept["result"] and kept["moves"] == played["moves"]
 
 
 def test_typescript_client_errors(typescript: Path, grpc_server: LocalServer) -> None:

@@ -218,25 +218,17 @@ def _one_game_over_new_connections(target: str, seed: int) -> str:
     return game_id(game.name)
 
 
-def test_workers_share_one_port_and_the_unary_port(tmp_path: Path) -> None:
-    """--workers 2 runs two processes on one port (SO_REUSEPORT), and on one unary port
-    (--unary-port) too; connections to each reach both."""
+def test_workers_share_one_port(tmp_path: Path) -> None:
+    """--workers 2 runs two processes on one port (SO_REUSEPORT); connections to it reach
+    both."""
     log_path = tmp_path / "workers.log"
-    port = free_port()
-    with _two_workers(log_path, "--unary-port", str(port)) as server:
-        games = {
-            "port": _one_game_over_new_connections(server.target, seed=12),
-            "unary port": _one_game_over_new_connections(f"127.0.0.1:{port}", seed=13),
-        }
+    with _two_workers(log_path) as server:
+        game = _one_game_over_new_connections(server.target, seed=12)
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.startswith("{")]
-    for where, game in games.items():
-        serving = {
-            line["pid"]
-            for line in lines
-            if (line.get("rpc"), line.get("game")) == ("GetGame", game)
-        }
-        assert len(serving) == 2, f"GetGame calls on the {where} reached {len(serving)} process(es)"
-    assert {line["unary_port"] for line in lines if line["event"] == "listening"} == {port}
+    serving = {
+        line["pid"] for line in lines if (line.get("rpc"), line.get("game")) == ("GetGame", game)
+    }
+    assert len(serving) == 2, f"GetGame calls reached {len(serving)} process(es)"
 
 
 def test_liveness_stays_serving_while_the_store_is_down() -> None:
@@ -443,7 +435,7 @@ def _consecutive_free_ports(count: int) -> int:
 def test_workers_line_names_every_port(tmp_path: Path) -> None:
     web_port, metrics_port = free_port(), _consecutive_free_ports(2)
     log_path = tmp_path / "workers.log"
-    flags = ("--web-port", str(web_port), "--metrics-port", str(metrics_port), "--unary-port", "0")
+    flags = ("--web-port", str(web_port), "--metrics-port", str(metrics_port))
     with _two_workers(log_path, *flags) as server:
         pass
     events = _log_events(log_path)
@@ -454,42 +446,32 @@ def test_workers_line_names_every_port(tmp_path: Path) -> None:
     assert len(listening) == 2
     assert {e["web_port"] for e in listening} == {web_port}
     assert {e["metrics_port"] for e in listening} == {metrics_port, metrics_port + 1}
-    # The unary port at a free port (0): one the parent chose, shared by both.
-    assert isinstance(workers["unary_port"], int) and workers["unary_port"] > 0
-    assert {e["unary_port"] for e in listening} == {workers["unary_port"]}
 
 
-def test_workers_on_one_cpu_share_the_unary_port_auto_opens(tmp_path: Path) -> None:
-    """By default (`--unary-port auto`, `--cpu-policy auto`) the parent reads the CPUs it may
-    run on, which its workers inherit: on one CPU it chooses one free unary port for both, and
-    their threads are SCHED_BATCH."""
+def test_workers_on_one_cpu_take_the_batch_policy(tmp_path: Path) -> None:
+    """By default (`--cpu-policy auto`) the workers read the CPUs they may run on, which they
+    inherit from the parent: on one CPU their threads are SCHED_BATCH."""
     log_path = tmp_path / "workers.log"
     with _two_workers(log_path, cpu=max(os.sched_getaffinity(0))) as server:
-        (workers,) = [e for e in _log_events(log_path) if e.get("event") == "workers"]
-        assert isinstance(workers["unary_port"], int) and workers["unary_port"] > 0
         for seed in (17, 18):  # over new connections, to either worker
             with Croupier(server.target) as client:
                 create(client, "one_card", 2, seed=seed)
-                assert client.unary_target == f"127.0.0.1:{workers['unary_port']}"
-        # And `--cpu-policy auto`, the default, put every thread of theirs under SCHED_BATCH.
         pids = _listening_pids(log_path)
         assert {policy for pid in pids for policy in _thread_policies(pid)} == {os.SCHED_BATCH}
     listening = [e for e in _log_events(log_path) if e.get("event") == "listening"]
-    assert {(e["unary_port"], e["cpus"]) for e in listening} == {(workers["unary_port"], 1)}
-    assert {e["cpu_policy"] for e in listening} == {"batch"}
+    assert {(e["cpus"], e["cpu_policy"]) for e in listening} == {(1, "batch")}
 
 
 def test_pinned_workers_each_take_a_cpu_and_the_one_cpu_settings(tmp_path: Path) -> None:
     """--pin-workers: each worker runs on one CPU of the server's, in turn (two CPUs: one
-    each), so `auto` opens one shared unary port and puts their threads under SCHED_BATCH on
-    a machine where the unpinned default is neither; the parent keeps every CPU."""
+    each), so `auto` puts their threads under SCHED_BATCH on a machine where the unpinned
+    default is the normal policy; the parent keeps every CPU."""
     log_path = tmp_path / "workers.log"
     allowed = sorted(os.sched_getaffinity(0))
     with _two_workers(log_path, "--pin-workers") as server:
         (workers,) = [e for e in _log_events(log_path) if e.get("event") == "workers"]
         expected = [allowed[i % len(allowed)] for i in range(2)]
         assert workers["cpus"] == expected
-        assert isinstance(workers["unary_port"], int) and workers["unary_port"] > 0
         pids = _listening_pids(log_path)
         assert sorted(cpu for pid in pids for cpu in os.sched_getaffinity(pid)) == expected
         assert {policy for pid in pids for policy in _thread_policies(pid)} == {os.SCHED_BATCH}
@@ -498,15 +480,12 @@ def test_pinned_workers_each_take_a_cpu_and_the_one_cpu_settings(tmp_path: Path)
         for seed in (19, 20):  # over new connections, to either worker
             with Croupier(server.target) as client:
                 game = create(client, "one_card", 2, seed=seed)
-                assert client.unary_target == f"127.0.0.1:{workers['unary_port']}"
                 seat = game.view.active_seats[0]
                 move = client.legal_moves(game.name, game.seat_credentials[seat])[0]
                 played = client.apply(game.name, game.seat_credentials[seat], move)
                 assert played.view.move_count == 1
     listening = [e for e in _log_events(log_path) if e.get("event") == "listening"]
-    assert {(e["unary_port"], e["cpus"], e["cpu_policy"]) for e in listening} == {
-        (workers["unary_port"], 1, "batch")
-    }
+    assert {(e["cpus"], e["cpu_policy"]) for e in listening} == {(1, "batch")}
 
 
 def test_one_pinned_process_takes_the_first_cpu_its_redis_keeps_them_all(tmp_path: Path) -> None:
@@ -518,14 +497,12 @@ def test_one_pinned_process_takes_the_first_cpu_its_redis_keeps_them_all(tmp_pat
         Croupier(server.target) as client,
     ):
         create(client, "trinity", 3, seed=21)
-        assert client.unary_target is not None
         assert server.process is not None
         assert os.sched_getaffinity(server.process.pid) == {allowed[0]}
         (redis_pid,) = children_of(server.process.pid)
         assert sorted(os.sched_getaffinity(redis_pid)) == allowed
     (line,) = [e for e in _log_events(log_path) if e.get("event") == "listening"]
     assert (line["cpus"], line["cpu_policy"]) == (1, "batch")
-    assert isinstance(line["unary_port"], int)
 
 
 NORMAL = ("--cpu-policy", "normal")

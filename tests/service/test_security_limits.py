@@ -13,7 +13,7 @@ import pytest
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.embedded_redis import EmbeddedRedis
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.service.helpers import create, play_to_end
@@ -67,34 +67,22 @@ def make_certificate(folder: Path, name: str) -> tuple[Path, Path]:
 
 
 def test_tls_with_a_verifying_client(store: EmbeddedRedis, tmp_path: Path) -> None:
-    """TLS on the gRPC port and on the unary port (--unary-port), with the same certificate."""
     cert, key = make_certificate(tmp_path, "server")
     other_cert, _ = make_certificate(tmp_path, "impostor")
-    unary_port = free_port()
     with LocalServer(
-        store.url,
-        extra_args=(
-            "--tls-cert",
-            str(cert),
-            "--tls-key",
-            str(key),
-            "--unary-port",
-            str(unary_port),
-        ),
-        tls_root=cert,
+        store.url, extra_args=("--tls-cert", str(cert), "--tls-key", str(key)), tls_root=cert
     ) as server:
-        for target in (server.target, f"127.0.0.1:{unary_port}"):
-            trusted = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
-            with Croupier(target, credentials=trusted) as client:
-                game = create(client, "vampire_queen", 3, seed=4)
-                assert client.get(game.name).name == game.name
-            untrusted = grpc.ssl_channel_credentials(root_certificates=other_cert.read_bytes())
-            with Croupier(target, credentials=untrusted, timeout=3) as client:
-                with pytest.raises(CroupierError) as caught:
-                    client.get(game.name)
-                assert caught.value.code == grpc.StatusCode.UNAVAILABLE
-            with Croupier(target, timeout=3) as plaintext, pytest.raises(CroupierError):
-                plaintext.get(game.name)
+        trusted = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+        with Croupier(server.target, credentials=trusted) as client:
+            game = create(client, "vampire_queen", 3, seed=4)
+            assert client.get(game.name).name == game.name
+        untrusted = grpc.ssl_channel_credentials(root_certificates=other_cert.read_bytes())
+        with Croupier(server.target, credentials=untrusted, timeout=3) as client:
+            with pytest.raises(CroupierError) as caught:
+                client.get(game.name)
+            assert caught.value.code == grpc.StatusCode.UNAVAILABLE
+        with Croupier(server.target, timeout=3) as plaintext, pytest.raises(CroupierError):
+            plaintext.get(game.name)
 
 
 def test_limits_give_resource_exhausted(store: EmbeddedRedis) -> None:

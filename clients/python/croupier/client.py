@@ -9,9 +9,8 @@ with Croupier("localhost:50051") as croupier:
 from __future__ import annotations
 
 import json
-import threading
 import uuid
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -47,137 +46,8 @@ def service_config(max_attempts: int = MAX_ATTEMPTS) -> str:
     return json.dumps({"methodConfig": [method]})
 
 
-# How long a unary port learned from the server has to connect and answer before the client
-# keeps to the gRPC port: a port the client cannot reach (a firewall, a mapped port) must not
-# hold up its first call for long. A server on a network that works answers in milliseconds.
-CONNECT_TIMEOUT = 2.0
-
-
 def _metadata(credential: str | None) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {credential}")] if credential else []
-
-
-def host_of(target: str) -> str | None:
-    """The host of a `host:port` target (`[::1]` kept in brackets; a `dns:///` prefix
-    allowed), or None for any other form of target (`unix:`, `ipv4:` lists, ...)."""
-    address = target.removeprefix("dns:///")
-    host, colon, port = address.rpartition(":")
-    if not colon or not host or not port.isdigit():
-        return None
-    if host.startswith("["):
-        return host if host.endswith("]") else None
-    return None if ":" in host or "/" in host else host
-
-
-def _answers(channel: grpc.Channel, unary_port: int) -> bool:
-    """Whether the server's unary port answers on `channel`: a connection within
-    CONNECT_TIMEOUT (no waiting once a try fails), where GetServerInfo names the same port (not
-    some other server that happens to listen there)."""
-    if not _connects(channel):
-        return False
-    try:
-        info = GameServiceStub(channel).GetServerInfo(
-            pb.GetServerInfoRequest(), timeout=CONNECT_TIMEOUT
-        )
-    except grpc.RpcError:
-        return False
-    return bool(info.unary_port == unary_port)
-
-
-def _connects(channel: grpc.Channel) -> bool:
-    """Whether `channel` connects within CONNECT_TIMEOUT; False as soon as a try fails."""
-    settled = threading.Event()
-    states: list[grpc.ChannelConnectivity] = []
-
-    def seen(state: grpc.ChannelConnectivity) -> None:
-        states.append(state)
-        if state in (grpc.ChannelConnectivity.READY, grpc.ChannelConnectivity.TRANSIENT_FAILURE):
-            settled.set()
-
-    channel.subscribe(seen, try_to_connect=True)
-    try:
-        settled.wait(CONNECT_TIMEOUT)
-    finally:
-        channel.unsubscribe(seen)
-    return grpc.ChannelConnectivity.READY in states
-
-
-# Failures of GetServerInfo after which a client asks again at its next call.
-_ASK_AGAIN = (
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.RESOURCE_EXHAUSTED,  # calls without a credential over their rate
-)
-
-
-class _Route:
-    """Where the calls but WatchGame go: to the unary target given; else, when learning, to the
-    unary port the server names in GetServerInfo (asked once, before the first call, on the
-    gRPC port) if it answers there within CONNECT_TIMEOUT; else to the gRPC port.
-    A learned port that later refuses connections is given up for the client's life and the
-    call sent again on the gRPC port (every call is safe to send twice: docs/api.md)."""
-
-    def __init__(
-        self,
-        channel: grpc.Channel,
-        target: str,
-        connect: Callable[[str], grpc.Channel],
-        unary_target: str | None,
-        learn: bool,
-        timeout: float | None,
-    ) -> None:
-        self.main = GameServiceStub(channel)
-        self.unary_target = unary_target
-        self.channels: list[grpc.Channel] = []  # closed with the client
-        self.stub = self.main
-        if unary_target:
-            self.channels.append(connect(unary_target))
-            self.stub = GameServiceStub(self.channels[0])
-        self._target = target.removeprefix("dns:///")
-        self._host = host_of(target) if learn and not unary_target else None
-        self._connect = connect
-        self._timeout = timeout
-        self._learned: GameServiceStub | None = None
-        self._lock = threading.Lock()
-
-    def current(self) -> GameServiceStub:
-        if self._host is not None:
-            with self._lock:
-                if self._host is not None:
-                    self._learn(self._host)
-        return self.stub
-
-    def _learn(self, host: str) -> None:
-        try:
-            info = self.main.GetServerInfo(pb.GetServerInfoRequest(), timeout=self._timeout)
-        except grpc.RpcError as error:
-            if error.code() in _ASK_AGAIN:
-                return  # the server is not there yet, or is busy: ask again at the next call
-            self._host = None  # e.g. a server without GetServerInfo: the gRPC port it is
-            return
-        self._host = None
-        address = f"{host}:{info.unary_port}"
-        if not info.unary_port or address == self._target:  # none, or `target` is that port
-            return
-        channel = self._connect(address)
-        if not _answers(channel, info.unary_port):
-            channel.close()
-            return
-        self.channels.append(channel)
-        self.stub = self._learned = GameServiceStub(channel)
-        self.unary_target = address
-
-    def gave_up(self, stub: GameServiceStub, error: CroupierError) -> bool:
-        """Whether `error`, from a call through `stub`, was the learned port out of reach (a
-        connection refused or lost); if so the route keeps to the gRPC port from now on."""
-        unreachable = error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "UNAVAILABLE"
-        if stub is not self._learned or not unreachable:
-            return False
-        with self._lock:
-            # Its channel stays open until the client closes: calls of other threads may
-            # still be on it.
-            self.stub, self._learned, self.unary_target = self.main, None, None
-        return True
 
 
 class Croupier:
@@ -191,62 +61,27 @@ class Croupier:
         credentials: grpc.ChannelCredentials | None = None,
         operator_key: str | None = None,
         max_attempts: int = MAX_ATTEMPTS,
-        unary_target: str | None = None,
-        learn_unary_port: bool = True,
     ) -> None:
         """`credentials`: TLS channel credentials (e.g. grpc.ssl_channel_credentials(root));
         `operator_key`: sent with CreateGame to servers that restrict who creates games;
-        `max_attempts`: tries of a call answered UNAVAILABLE (1: no retry), within `timeout`;
-        `unary_target`: the server's unary port (`croupier-server --unary-port`, docs/api.md):
-        every call but `watch` goes there, `watch` to `target`. Without it the client asks the
-        server for its unary port before its first call and uses it if it can connect to it
-        (on the host of `target`), unless `learn_unary_port` is False."""
+        `max_attempts`: tries of a call answered UNAVAILABLE (1: no retry), within `timeout`."""
         options = [("grpc.service_config", service_config(max_attempts))]
-
-        def connect(address: str) -> grpc.Channel:
-            if credentials:
-                return grpc.secure_channel(address, credentials, options=options)
-            return grpc.insecure_channel(address, options=options)
-
-        self.channel = connect(target)
-        self._route = _Route(self.channel, target, connect, unary_target, learn_unary_port, timeout)
+        self.channel = (
+            grpc.secure_channel(target, credentials, options=options)
+            if credentials
+            else grpc.insecure_channel(target, options=options)
+        )
+        self._stub = GameServiceStub(self.channel)
         self.timeout = timeout
         self.operator_key = operator_key
 
-    @property
-    def unary_target(self) -> str | None:
-        """Where the calls but `watch` go when not to `target`: the unary target given, or
-        the unary port learned from the server (known after the first call)."""
-        return self._route.unary_target
-
-    def learn_unary_port(self) -> str | None:
-        """Learn the unary port now rather than at the first call (when learning, and not yet
-        done); `unary_target` after it."""
-        self._route.current()
-        return self.unary_target
-
-    def server_info(self) -> pb.GetServerInfoResponse:
-        """What the server tells its clients of itself (its unary port), asked on `target`."""
-        response: pb.GetServerInfoResponse = self._call(
-            "GetServerInfo", pb.GetServerInfoRequest(), None, self._route.main
-        )
-        return response
-
-    def _call(
-        self,
-        rpc: str,
-        request: Message,
-        credential: str | None,
-        stub: GameServiceStub | None = None,
-    ) -> Any:
-        stub = stub or self._route.current()
+    def _call(self, rpc: str, request: Message, credential: str | None) -> Any:
         try:
-            return getattr(stub, rpc)(request, metadata=_metadata(credential), timeout=self.timeout)
-        except grpc.RpcError as rpc_error:
-            error = CroupierError.from_rpc_error(rpc_error)
-        if self._route.gave_up(stub, error):
-            return self._call(rpc, request, credential)
-        raise error
+            return getattr(self._stub, rpc)(
+                request, metadata=_metadata(credential), timeout=self.timeout
+            )
+        except grpc.RpcError as error:
+            raise CroupierError.from_rpc_error(error) from None
 
     def create(
         self,
@@ -408,7 +243,7 @@ class Croupier:
         starts with every move made after it instead of the view now, so nothing is missed
         (its last message is the view now, turn clock included: docs/api.md, WatchGame).
         Resume that way after a CroupierError with reason WATCH_TOO_SLOW or UNAVAILABLE."""
-        stream: Any = self._route.main.WatchGame(
+        stream: Any = self._stub.WatchGame(
             pb.WatchGameRequest(name=name, since_etag=since_etag), metadata=_metadata(credential)
         )
         try:
@@ -420,8 +255,6 @@ class Croupier:
 
     def close(self) -> None:
         self.channel.close()
-        for channel in self._route.channels:
-            channel.close()
 
     def __enter__(self) -> Croupier:
         return self

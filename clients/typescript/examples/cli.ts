@@ -6,16 +6,12 @@ import type { Croupier } from "../src/client.js";
 
 export type TransportName = "grpc" | "grpc-web" | "connect";
 
-/** `grpc`: Connect for Node, gRPC over HTTP/2 to croupier-server's gRPC port (`host:port`),
- * and its unary port for every call but watch when `unaryTarget` is given.
+/** `grpc`: Connect for Node, gRPC over HTTP/2 to croupier-server's gRPC port (`host:port`).
  * `grpc-web` / `connect`: the browser transports (fetch) to the web gateway's URL. */
-export function clientFor(transport: string, target: string, unaryTarget?: string): Croupier {
-  if (unaryTarget && transport !== "grpc") {
-    throw new Error("--unary-target is a gRPC port: only with --transport grpc");
-  }
+export function clientFor(transport: string, target: string): Croupier {
   switch (transport) {
     case "grpc":
-      return connect(target, unaryTarget ? { unaryTarget } : {});
+      return connect(target);
     case "grpc-web":
     case "connect": {
       const baseUrl = target.includes("://") ? target : `http://${target}`;

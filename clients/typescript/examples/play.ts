@@ -3,7 +3,6 @@
 //
 //   npx tsx examples/play.ts --target 127.0.0.1:50051 --game vampire_queen --seats 3 --seed 7
 //   npx tsx examples/play.ts --transport connect --target http://127.0.0.1:8080 --game trinity
-//   npx tsx examples/play.ts --target 127.0.0.1:50051 --unary-target 127.0.0.1:50052 --game trinity
 //
 // Each move: a seat drawn uniformly among the view's active seats (so out-of-turn and
 // simultaneous moves are played too), then a move drawn uniformly among that seat's
@@ -26,7 +25,6 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       target: { type: "string" },
-      "unary-target": { type: "string" },
       transport: { type: "string", default: "grpc" },
       game: { type: "string" },
       seats: { type: "string", default: "3" },
@@ -42,7 +40,7 @@ async function main(): Promise<void> {
   const watchSeat = Number(values["watch-seat"]);
   const maxMoves = Number(values["max-moves"]);
   const random = generator(seed);
-  const croupier = clientFor(values.transport, values.target, values["unary-target"]);
+  const croupier = clientFor(values.transport, values.target);
   try {
     const created = await croupier.create(gameOptions(values.game), Number(values.seats), { seed });
     const credentials = created.seatCredentials;

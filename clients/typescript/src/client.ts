@@ -14,7 +14,6 @@ import {
   type CreateGameResponse,
   type GameRecord,
   type GameView,
-  type GetServerInfoResponse,
   type JoinGameResponse,
   type ListGamesResponse,
   type ListLegalMovesResponse,
@@ -61,12 +60,6 @@ export interface CroupierOptions {
    * operator keys create games only for their holders, and list every game, reissue
    * credentials and give any record only to them. */
   operatorKey?: string;
-  /** A transport for every call but `watch`: the server's unary port (`croupier-server
-   * --unary-port`, docs/api.md), which serves no WatchGame; `watch` stays on the first. */
-  unaryTransport?: Transport;
-  /** Where `unaryTransport` sends its calls now, when not where the first transport does
-   * (`host:port`), for `Croupier.unaryTarget`. */
-  currentUnaryTarget?: () => string | undefined;
 }
 
 export interface CreateOptions {
@@ -113,36 +106,19 @@ function bearer(credential: string | undefined): Record<string, string> {
 }
 
 export class Croupier {
-  /** The generated Connect client, for anything the wrapper does not cover (on
-   * `unaryTransport` when given, where WatchGame is UNIMPLEMENTED; a learned unary port
-   * (node.ts) sends its streams to the gRPC port). */
+  /** The generated Connect client, for anything the wrapper does not cover. */
   readonly service: Client<typeof GameService>;
-  private readonly watchService: Client<typeof GameService>;
   private readonly timeoutMs: number;
   private readonly onClose: (() => void) | undefined;
   private readonly retry: Required<RetryPolicy>;
   private readonly operatorKey: string | undefined;
-  private readonly unaryTargetNow: () => string | undefined;
 
   constructor(transport: Transport, options: CroupierOptions = {}) {
-    this.service = createClient(GameService, options.unaryTransport ?? transport);
-    this.watchService = createClient(GameService, transport);
+    this.service = createClient(GameService, transport);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.onClose = options.onClose;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.operatorKey = options.operatorKey;
-    this.unaryTargetNow = options.currentUnaryTarget ?? (() => undefined);
-  }
-
-  /** Where the calls but `watch` go when not to the server's gRPC port: the unary target
-   * given, or the unary port learned from the server (known after the first call). */
-  get unaryTarget(): string | undefined {
-    return this.unaryTargetNow();
-  }
-
-  /** What the server tells its clients of itself (its unary port), asked on its gRPC port. */
-  serverInfo(): Promise<GetServerInfoResponse> {
-    return this.call(() => this.watchService.getServerInfo({}, this.options(undefined)));
   }
 
   private options(credential: string | undefined, signal?: AbortSignal): CallOptions {
@@ -287,7 +263,7 @@ export class Croupier {
     const options: CallOptions = { headers: bearer(credential), ...(signal ? { signal } : {}) };
     const request = { name, sinceEtag: extra.sinceEtag ?? "" };
     const open = async (): Promise<[AsyncIterator<WatchGameResponse>, IteratorResult<WatchGameResponse>]> => {
-      const stream = this.watchService.watchGame(request, options)[Symbol.asyncIterator]();
+      const stream = this.service.watchGame(request, options)[Symbol.asyncIterator]();
       return [stream, await stream.next()];
     };
     const [stream, first] = await withRetry(open, this.retry, signal);
