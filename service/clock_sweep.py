@@ -1,11 +1,13 @@
 """The turn clocks' sweep (docs/architecture.md, "Turn clocks"): every replica reads the due
 index, and for each deadline that has passed plays the seat's move (AUTO, or a bot seat whose
-replica is gone) or ends the game by its forfeit (FORFEIT), with the version's compare-and-set;
-and an away seat's coming back. The clock's rules on one game are in service/clocks.py."""
+replica is gone; the move its game's rules make of a timeout, where they name one) or ends the
+game by its forfeit (FORFEIT), with the version's compare-and-set; and an away seat's coming
+back. The clock's rules on one game are in service/clocks.py."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import structlog
 
@@ -94,11 +96,7 @@ class ClockSweep:
             legal = game.engine.legal_moves(game.state, seat)
             if not legal:
                 return
-            view = game.engine.view(game.state, seat)
-            rng = decision_rng(game.engine.setup_of(game.state).seed, game.stored.move_count, seat)
-            # A human seat's move is the strong bot's; a bot seat (its replica gone) plays its own.
-            level = bots.level_of(game, seat) or "strong"
-            move = bot_for(game.engine.game_type, level).choose(seat, view, legal, rng)
+            move = self._timeout_move(game, seat, legal, bot_seat)
             emitted = game.engine.apply(game.state, seat, move)
             game.stored.clock.timeouts += 1
             # Only a human seat's timeouts count towards its being away.
@@ -128,6 +126,22 @@ class ClockSweep:
                 continue
             # A move (or another replica's timeout) landed first: decide again on it.
             snapshot = result.current
+
+    @staticmethod
+    def _timeout_move(game: LoadedGame, seat: int, legal: list[Any], bot_seat: bool) -> Any:
+        """The move a timeout plays for `seat` (AUTO, or a bot seat whose replica is gone)."""
+        engine = game.engine
+        # Where the game's rules say what a timeout means, they win over the policy. A bot
+        # seat's deadline passing is no decision of its player's: its bot decides by itself.
+        if not bot_seat:
+            ruled = engine.timeout_move(game.state, seat)
+            if ruled is not None:
+                return ruled
+        view = engine.view(game.state, seat)
+        rng = decision_rng(engine.setup_of(game.state).seed, game.stored.move_count, seat)
+        # A human seat's move is the strong bot's; a bot seat (its replica gone) plays its own.
+        level = bots.level_of(game, seat) or "strong"
+        return bot_for(engine.game_type, level).choose(seat, view, legal, rng)
 
     async def _forfeit(
         self, game: LoadedGame, seat: int, deadline: int, now: int

@@ -122,6 +122,12 @@ class Engine(ABC, Generic[OptionsT, StateT, ViewT, MoveT, EventT]):
         """For each of `own_view_fields`, its encoding in the view of `seat` (b"": empty)."""
         raise NotImplementedError(f"{self.game_type} names no own_view_fields")
 
+    def timeout_move(self, state: StateT, seat: int) -> MoveT | None:
+        """The move the game's rules make of `seat`'s turn clock running out now, one of its
+        legal moves (Pig Mau Mau's bet decision: the decline); None where the rules say nothing
+        of a timeout, so the clock's policy decides (docs/api.md, "Turn clocks")."""
+        return None
+
     @abstractmethod
     def result(self, state: StateT) -> GameResult | None:
         """The final result once the game is over, else None."""

@@ -51,6 +51,9 @@ class PigMauMauEngine(
             raise IllegalMove(found.rule_id, found.message)
         return flow.perform(state, seat, move, kind)
 
+    def timeout_move(self, state: PigMauMauState, seat: int) -> PigMauMauMove | None:
+        return rules.timeout_move(state, seat)
+
     def view(self, state: PigMauMauState, seat: int | None) -> PigMauMauView:
         return views.build_view(state, seat)
 

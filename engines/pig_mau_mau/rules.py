@@ -1,9 +1,10 @@
 """Which moves are legal (PM-3 a turn, PM-4 +2 and the steps back, PM-5 betting, PM-7 the calls
 of the `mau` option, C-5): one check that `legal_moves` filters candidates with and `apply` raises
-with, plus the form check that tells a malformed move apart. `violation` checks one
-move; the phase checks it ends in (`play_violation`, `step_violation`, `bet_violation`) take
-the facts they need (hand, playable cards, pigs, own bet) and the move's fields as plain values,
-so that `legal_moves` reads those facts from the state once for all its candidates.
+with, plus the form check that tells a malformed move apart, and the move a timeout stands for
+where the rules name one (PM-5.3). `violation` checks one move; the phase checks it ends in
+(`play_violation`, `step_violation`, `bet_violation`) take the facts they need (hand, playable
+cards, pigs, own bet) and the move's fields as plain values, so that `legal_moves` reads those
+facts from the state once for all its candidates.
 
 Messages never name a card, pig or bet the acting seat may not see (C-4): a seat that may not
 act is refused with C-5 before anything else is looked at."""
@@ -253,6 +254,14 @@ def legal_moves(state: PigMauMauState, seat: int) -> list[Move]:
         moves.append(_parse(_DECLINE_BYTES))
         return moves
     return []
+
+
+def timeout_move(state: PigMauMauState, seat: int) -> Move | None:
+    """PM-5.3: a seat whose turn clock runs out while it decides on a bet has declined; the
+    rules say nothing of a timeout anywhere else."""
+    if seat == state.turn and state.phase == BET:
+        return _parse(_DECLINE_BYTES)
+    return None
 
 
 def _legal_plays(state: PigMauMauState, seat: int) -> list[Move]:

@@ -1,9 +1,10 @@
 """The generic random playout every engine must survive (one test over all games).
 
-At every step it checks that only the active seats have moves, that a listed move applies, that
-a move by a seat that may not act is refused with the state's bytes unchanged, that the state
-encodes and decodes to the same bytes, and at the end that the game is over and that replaying
-the seed and move log gives the same bytes.
+At every step it checks that only the active seats have moves, that the move a timeout stands
+for (where the rules name one) is one of them, that a listed move applies, that a move by a seat
+that may not act is refused with the state's bytes unchanged, that the state encodes and decodes
+to the same bytes, and at the end that the game is over and that replaying the seed and move log
+gives the same bytes.
 """
 
 from __future__ import annotations
@@ -35,8 +36,11 @@ def play_randomly(
         assert active, "a game that is not over must have a seat that may act"
         if check_every_step:
             for seat in range(seats):
-                has_moves = bool(engine.legal_moves(state, seat))
+                listed = engine.legal_moves(state, seat)
+                has_moves = bool(listed)
                 assert has_moves == (seat in active), f"seat {seat}: moves={has_moves} {active=}"
+                ruled = engine.timeout_move(state, seat)
+                assert ruled is None or ruled in listed, f"seat {seat}: timeout {ruled} not legal"
         seat = chooser.choice(active)
         moves = engine.legal_moves(state, seat)
         move = chooser.choice(moves)

@@ -1,16 +1,18 @@
-"""Turn clocks driven by an injectable clock (issue 19): FORFEIT, walking away, time banks, and
-exactly-once timeouts, without sleeping. Two servicers (two replicas) run in this process on a
-Redis of their own (single and three-master cluster: the fake clock is set in the year 2100, so
-the due index must be theirs alone), served over real gRPC; `clocks.set_now` is their clock and
-each sweep of the due index is called by the test (`GameService.sweep_clocks`), by both replicas
-at once. The real-time tests (real processes, a SIGKILLed replica) are in test_clocks.py."""
+"""Turn clocks driven by an injectable clock (issue 19): FORFEIT, walking away, time banks,
+exactly-once timeouts, and a timeout the game's rules give a meaning (Pig Mau Mau's bet decision,
+PM-5.3), without sleeping. Two servicers (two replicas) run in this process on a Redis of their
+own (single and three-master cluster: the fake clock is set in the year 2100, so the due index
+must be theirs alone), served over real gRPC; `clocks.set_now` is their clock and each sweep of
+the due index is called by the test (`GameService.sweep_clocks`), by both replicas at once. The
+real-time tests (real processes, a SIGKILLed replica) are in test_clocks.py."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Future
+from functools import partial
 from typing import Any, TypeVar, cast
 
 import grpc
@@ -23,6 +25,7 @@ from croupier.errors import CroupierError
 from croupier.human import describe_clock
 from croupier.play import options_for
 from croupier.service import clocks, keys
+from croupier.service.bots import BOT_SEAT_HASH
 from croupier.service.config import Settings
 from croupier.service.redis_store import RedisStore
 from croupier.service.replay import replay
@@ -30,9 +33,15 @@ from croupier.service.server import add_game_service
 from croupier.service.servicer import GameService
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
+from croupier.v1.pig_mau_mau_pb2 import (
+    PigMauMauEvent,
+    PigMauMauMove,
+    PigMauMauOptions,
+    PigMauMauPhase,
+)
 from croupier.v1.storage_pb2 import LoggedMove
 from tests.redis_cluster import direct_client, embedded_store
-from tests.service.helpers import game_id, stored
+from tests.service.helpers import assert_replays, game_id, stored
 
 T = TypeVar("T")
 START_MS = 4_102_444_800_000  # 2100-01-01: no real-time replica's sweep ever sees these due
@@ -693,3 +702,178 @@ def test_a_move_and_a_forfeit_at_the_same_moment_never_both(
         assert len(logged(own_redis, created.name)) == int(applied)
         moved += applied
     assert 0 < moved <= 4
+
+
+# Pig Mau Mau: where the rules say what a timeout means, the rules win over the policy (PM-5.3).
+PIG_PLAY = PigMauMauPhase.PIG_MAU_MAU_PHASE_PLAY
+PIG_STEPS = PigMauMauPhase.PIG_MAU_MAU_PHASE_STEPS
+PIG_BET = PigMauMauPhase.PIG_MAU_MAU_PHASE_BET
+PLUS_TWOS = range(28, 32)  # the +2 cards' codes (docs/games/pig_mau_mau.md, "Card encoding")
+END_STEPS = pb.Move(pig_mau_mau=PigMauMauMove(end_steps=PigMauMauMove.EndSteps()))
+# The seat that drew in a move's events (as its mover sees them), of the draw a test is after.
+Drawn = Callable[[list[PigMauMauEvent]], int | None]
+
+
+def pig_move(view: pb.GameView, legal: list[pb.Move], forget: bool = False) -> pb.Move:
+    """The test's own Pig Mau Mau player, deterministic, so that draws come quickly: end the
+    steps, decline a bet, play a +2 where it can, else the first play, each with the call it
+    needs; with `forget`, it answers a pending +2 from a hand of two with a +2 and no call."""
+    own = view.pig_mau_mau
+    moves = [m.pig_mau_mau for m in legal]
+    kinds = [m.WhichOneof("kind") for m in moves]
+    for wanted in ("end_steps", "decline_bet"):
+        if wanted in kinds:
+            return legal[kinds.index(wanted)]
+    call_needed = own.mau and len(own.hand) <= 2
+    plays = [i for i, m in enumerate(moves) if kinds[i] == "play"]
+    if forget and own.pending_draw and call_needed:
+        forgotten = [i for i in plays if moves[i].play.card in PLUS_TWOS and not moves[i].play.call]
+        if forgotten:
+            return legal[forgotten[0]]
+    plays = [i for i in plays if bool(moves[i].play.call) == call_needed]
+    twos = [i for i in plays if moves[i].play.card in PLUS_TWOS]
+    return legal[(twos or plays or [0])[0]]
+
+
+def drawer_of(events: list[PigMauMauEvent], plus_two: bool, forgotten: bool) -> int | None:
+    """The seat that drew cards in `events`: one card for want of a play, or a +2 total; after
+    a forgotten call (PM-7.3) or not."""
+    if forgotten != any(e.HasField("mau_forgotten") for e in events):
+        return None
+    for event in events:
+        drew = event.cards_drawn
+        if event.HasField("cards_drawn") and drew.count and bool(drew.pending_total) == plus_two:
+            return drew.seat
+    return None
+
+
+def at_bet_decision(
+    croupier: Croupier, clock: pb.Clock, drawn: Drawn, mau: bool = False
+) -> tuple[pb.CreateGameResponse, int]:
+    """A two-seat game played by `pig_move` until a seat drew as `drawn` says (the first seed
+    that gets there within 80 moves), its steps back ended by its own credential: the game and
+    that seat, deciding on a bet."""
+    for seed in range(1, 40):
+        created = croupier.create(PigMauMauOptions(mau=mau), 2, seed=seed, clock=clock)
+        name, credentials = created.name, list(created.seat_credentials)
+        for _ in range(80):
+            view = croupier.get(name)
+            if view.HasField("result"):
+                break
+            seat = view.active_seats[0]
+            own = croupier.get(name, credentials[seat])
+            move = pig_move(own, croupier.legal_moves(name, credentials[seat]), forget=mau)
+            response = croupier.apply(name, credentials[seat], move)
+            drawer = drawn([e.pig_mau_mau for e in response.events])
+            if drawer is None:
+                continue
+            if croupier.get(name).pig_mau_mau.phase == PIG_STEPS:
+                croupier.apply(name, credentials[drawer], END_STEPS)
+            view = croupier.get(name)
+            assert (view.pig_mau_mau.phase, view.pig_mau_mau.turn) == (PIG_BET, drawer)
+            return created, drawer
+    raise AssertionError("no seed reached that bet decision")
+
+
+def bet_timeout(
+    replicas: Replicas,
+    croupier: Croupier,
+    fake: FakeClock,
+    own_redis: redis.Redis,
+    drawn: Drawn,
+    mau: bool = False,
+) -> tuple[pb.CreateGameResponse, int, int]:
+    """A two-seat game (AUTO, abandon_after 2) at a seat's bet decision after the draw `drawn`
+    names, whose deadline then passes: checks that the timeout was the decline (the strong bot,
+    AUTO's player, bets whenever the seat has no bet, as here), the bet row unchanged, counted
+    towards the seat's walking away as any timeout, and the log replaying to the stored state.
+    Returns the game, the seat and the timeout's index in the move log."""
+    clock = pb.Clock(seconds_per_decision=SECONDS, abandon_after=2)
+    created, seat = at_bet_decision(croupier, clock, drawn, mau)
+    before = croupier.get(created.name)
+    assert seat not in [b.seat for b in before.pig_mau_mau.bet_row]
+    deadline, due_seat = due(before)
+    assert due_seat == seat
+    index = len(logged(own_redis, created.name))
+    fake.now = deadline
+    replicas.sweep()
+    (entry,) = logged(own_redis, created.name)[index:]
+    assert (entry.seat, entry.timeout_deadline_ms) == (seat, deadline)
+    assert entry.move.pig_mau_mau.HasField("decline_bet")
+    after = croupier.get(created.name)
+    assert after.pig_mau_mau.bet_row == before.pig_mau_mau.bet_row
+    assert (after.pig_mau_mau.phase, after.pig_mau_mau.turn) == (PIG_PLAY, 1 - seat)
+    _, kept = stored(own_redis, created.name)
+    assert kept.clock.timeouts == 1 and kept.clock.consecutive_timeouts[seat] == 1
+    assert not after.away[seat]
+    assert assert_replays(own_redis, created.name) == index + 1
+    return created, seat, index
+
+
+def test_pm_5_3_a_timeout_after_a_draw_for_want_of_a_play_declines_the_bet(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    """PM-5.3 (betting is optional; declining is a move of its own, or a timeout): a seat that
+    drew for want of a play (PM-3.2) and lets its bet decision (PM-5.1) time out has declined,
+    under AUTO, whose strong bot would have bet. Played to the end, the game's record holds
+    the decline as the seat's move and replays to the recorded result."""
+    drawn = partial(drawer_of, plus_two=False, forgotten=False)
+    created, seat, index = bet_timeout(replicas, croupier, fake, own_redis, drawn)
+    name, credentials = created.name, list(created.seat_credentials)
+    view = croupier.get(name)
+    while not view.HasField("result"):
+        mover = view.active_seats[0]
+        own = croupier.get(name, credentials[mover])
+        croupier.apply(
+            name, credentials[mover], pig_move(own, croupier.legal_moves(name, credentials[mover]))
+        )
+        view = croupier.get(name)
+    record = croupier.record(name, credentials[0])
+    timed_out = record.moves[index]
+    assert timed_out.seat == seat and timed_out.move.pig_mau_mau.HasField("decline_bet")
+    assert replay(record).SerializeToString(deterministic=True) == (
+        view.result.SerializeToString(deterministic=True)
+    )
+
+
+def test_pm_5_3_a_timeout_after_a_plus_two_draw_declines_the_bet(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    """PM-5.3: a seat that drew a +2 total (PM-4.1) and ended its steps back (PM-4.2) lets its
+    bet decision time out: it has declined."""
+    drawn = partial(drawer_of, plus_two=True, forgotten=False)
+    bet_timeout(replicas, croupier, fake, own_redis, drawn)
+
+
+def test_pm_5_3_a_timeout_after_a_forgotten_calls_draw_declines_the_bet(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    """PM-5.3: a seat that answered a pending +2 with a +2 but forgot its call takes the total
+    with the bet that follows such a draw (PM-7.3); letting that decision time out declines."""
+    drawn = partial(drawer_of, plus_two=True, forgotten=True)
+    bet_timeout(replicas, croupier, fake, own_redis, drawn, mau=True)
+
+
+def test_pm_5_3_a_bot_seat_whose_deadline_passes_decides_its_bet_itself(
+    replicas: Replicas, croupier: Croupier, fake: FakeClock, own_redis: redis.Redis
+) -> None:
+    """PM-5.3's timeout is a player's: a bot seat never times out, and when its deadline passes
+    in a bet decision (its replica gone before it played) the sweep plays its own bot's choice,
+    not the decline. The bot seat is made by hand in the store, as such a replica leaves it."""
+    clock = pb.Clock(seconds_per_decision=SECONDS)
+    drawn = partial(drawer_of, plus_two=False, forgotten=False)
+    created, seat = at_bet_decision(croupier, clock, drawn)
+    deadline, _ = due(croupier.get(created.name))
+    _, game = stored(own_redis, created.name)
+    del game.bot_levels[:]
+    game.bot_levels.extend(["strong" if s == seat else "" for s in range(2)])
+    game.credential_hashes[seat] = BOT_SEAT_HASH
+    own_redis.hset(keys.game(game_id(created.name)), "s", game.SerializeToString())
+    index = len(logged(own_redis, created.name))
+    fake.now = deadline
+    replicas.sweep()
+    (entry,) = logged(own_redis, created.name)[index:]
+    assert (entry.seat, entry.timeout_deadline_ms) == (seat, deadline)
+    assert entry.move.pig_mau_mau.HasField("place_bet")  # the strong bot's, never a decline
+    assert stored(own_redis, created.name)[1].clock.timeouts == 1
+    assert assert_replays(own_redis, created.name) == index + 1

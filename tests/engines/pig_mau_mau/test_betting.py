@@ -16,6 +16,7 @@ from tests.engines.pig_mau_mau.positions import (
     END_STEPS,
     PINK,
     PLAY,
+    STEPS,
     bet,
     encode,
     first,
@@ -118,6 +119,25 @@ def test_pm_5_3_declining_is_a_move() -> None:
     assert kinds(events)[0] == "bet_declined"
     assert len(state.bet_row) == 0
     assert (state.turn, state.phase) == (1, PLAY)
+
+
+def test_pm_5_3_a_timeout_in_a_bet_decision_is_a_decline() -> None:
+    """PM-5.3: declining is a move of its own, or a timeout: the engine names the decline as
+    what the bettor's timeout means (the turn clock plays it instead of its bot's choice); in
+    every other decision the rules say nothing of a timeout."""
+    state = position(hands=[[num(PINK, 1)], [num(PINK, 2)]], top=num(PINK, 5), phase=BET)
+    assert ENGINE.timeout_move(state, 0) == DECLINE
+    assert DECLINE in ENGINE.legal_moves(state, 0)
+    assert ENGINE.timeout_move(state, 1) is None  # not its decision
+    for phase in (PLAY, STEPS):
+        state = position(
+            hands=[[num(PINK, 1)], [num(PINK, 2)]],
+            top=num(PINK, 5),
+            pigs=(1, 0, 0, 0),
+            phase=phase,
+            steps=1 if phase == STEPS else 0,
+        )
+        assert ENGINE.timeout_move(state, 0) is None
 
 
 def test_pm_1_4_the_row_has_room_for_every_player() -> None:
