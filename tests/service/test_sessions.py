@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
+import time
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -469,3 +472,39 @@ def test_a_session_that_never_reads_is_cut_off_with_the_reason(server_a: LocalSe
             assert len(received) < played
 
     asyncio.run(run())
+
+
+def test_each_move_of_a_session_has_its_log_line_and_the_session_one_at_its_end(
+    server_a: LocalServer, server_log: Path
+) -> None:
+    """One JSON line per move (`rpc` PlayGame.Move, with the game, seat, move and outcome, a
+    refusal's reason) and one for the session when it ends (`rpc` PlayGame)."""
+
+    async def run() -> str:
+        async with _table(server_a.target, seed=80) as table:
+            first = table.created.view.active_seats[0]
+            mover, view = await table.open(first)
+            await mover.call.write(_move(view.view.legal_moves[0]))
+            assert (await mover.read()).outcome.status.code == 0
+            await mover.call.write(_move(view.view.legal_moves[0]))  # no longer its turn
+            assert (await mover.read()).outcome.status.code != 0
+            await mover.call.done_writing()
+            await _read_to_end(mover.call)
+            return table.name.removeprefix("games/")
+
+    game = asyncio.run(run())
+    deadline = time.monotonic() + 30
+    while True:
+        lines = [json.loads(line) for line in server_log.read_text().splitlines() if game in line]
+        moves = [line for line in lines if line.get("rpc") == "PlayGame.Move"]
+        ends = [line for line in lines if line.get("rpc") == "PlayGame"]
+        if (len(moves) >= 2 and ends) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert [(m["outcome"], m.get("reason")) for m in moves] == [
+        ("OK", None),
+        ("FAILED_PRECONDITION", "ILLEGAL_MOVE"),
+    ]
+    assert all(m["game_type"] == "one_card" and m["seat"] is not None for m in moves)
+    assert moves[0]["move"]
+    assert [e["outcome"] for e in ends] == ["OK"]
