@@ -369,7 +369,8 @@ def test_one_request_id_on_two_sessions_of_one_seat_is_applied_once(
             for device in devices:
                 # The outcome and the move's update, in either order (the update of the other
                 # device's write may come first), each once.
-                outcomes, updates = [], []
+                outcomes: list[pb.MoveOutcome] = []
+                updates: list[pb.GameUpdate] = []
                 while not (outcomes and updates):
                     message = await device.read()
                     if message.HasField("outcome"):
