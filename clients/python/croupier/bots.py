@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+def new_seed() -> int:
+    """A seed for a game and its bots, drawn as the server draws one (64 bits from a
+    cryptographic source). Drawn by the client so that the client knows it: a seed the server
+    draws stays secret until the game ends (GetGameRecord), and the bots need it from the start
+    for the same seed to give the same game."""
+    return secrets.randbits(64)
 
 
 class RandomBot:

@@ -27,7 +27,7 @@ from typing import TextIO
 
 from google.protobuf.message import Message
 
-from croupier.bots import RandomBot
+from croupier.bots import RandomBot, new_seed
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.render import describe_event, describe_move, describe_seat, describe_table
@@ -213,10 +213,15 @@ def play_human(
             abandon_after=abandon_after,
             time_bank_seconds=time_bank,
         )
+    # Drawn here when not given, for the bots to draw from it from the first move; shown only
+    # once the game is over (read back from its record), as the server keeps any seed secret
+    # until then: a seed tells every hand.
+    shown = "drawn at random (shown when the game ends)" if seed is None else str(seed)
+    seed = new_seed() if seed is None else seed
     created = croupier.create(options, players, display_names=names, seed=seed, clock=clock)
     credentials = list(created.seat_credentials)
-    bot = RandomBot(seed if seed is not None else 0)
-    print(f"{game}: {players} players ({', '.join(names)}), seed {seed}", file=out)
+    bot = RandomBot(seed)
+    print(f"{game}: {players} players ({', '.join(names)}), seed {shown}", file=out)
     print(f"You play {names[human]} (seat {human}); the other seats are bots.", file=out)
     print(HELP, file=out)
     watch = _Watch(croupier, created.name, credentials[human])
@@ -249,6 +254,9 @@ def play_human(
     table = describe_table(view)
     if table:
         print(table, file=out)
+    if view.HasField("result"):
+        played = croupier.record(created.name, credentials[human]).setup.seed
+        print(f"\nseed {played}: --seed {played} deals this game again", file=out)
     return view
 
 

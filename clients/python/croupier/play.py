@@ -5,7 +5,8 @@
     croupier-play --game one_card --players 3 --seed 7 --save-record game.json
     croupier-play --replay game.json
 
-Without `--target` it starts a server of its own. The same seed prints the same game. With
+Without `--target` it starts a server of its own. The transcript's first line gives the game's
+seed (without `--seed`, one drawn here), and `--seed` with it prints the same game again. With
 `--human SEAT` a person plays that seat in the terminal against bots (see `croupier.human`).
 `--option KEY=VALUE` sets a field of the game's options message (repeatable).
 `--save-record FILE` writes the finished game's record (GetGameRecord, as protobuf JSON);
@@ -32,7 +33,7 @@ from typing import TextIO, cast
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from croupier.bots import RandomBot
+from croupier.bots import RandomBot, new_seed
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.human import play_human
@@ -117,6 +118,19 @@ def set_option(options: Message, assignment: str) -> None:
         raise ValueError(f"--option {assignment}: {error}") from None
 
 
+def _seed(text: str) -> int:
+    """A `--seed`: what CreateGameRequest.seed holds (an unsigned 64-bit integer)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(
+            f"a seed is a whole number from 0 to 2**64-1, not {text!r}"
+        )
+    return seed
+
+
 def _operator_key() -> str | None:
     """The operator key, for servers that create games only for its holders (a server started
     here takes the same variable): from the environment, as the server takes it (never a flag:
@@ -150,13 +164,17 @@ def play(
     record_to: Path | None = None,
 ) -> pb.GameView:
     """Play one game to the end with random bots on every seat; print the transcript.
+    `seed`: the game's and the bots' (None: one drawn here, printed in the first line).
     `options`: the game's options message (default: its defaults)."""
     names = list(names) or [f"P{seat}" for seat in range(players)]
     if options is None:
         options = options_for(game)
+    # Every seat is a bot of this process, so the seed hides nothing from anyone here: it is
+    # printed at once, and the bots draw from it too, for the transcript to come out the same.
+    seed = new_seed() if seed is None else seed
     created = croupier.create(options, players, display_names=names, seed=seed)
     credentials = list(created.seat_credentials)
-    bot = RandomBot(seed if seed is not None else 0)
+    bot = RandomBot(seed)
     print(f"{game}: {players} players ({', '.join(names)}), seed {seed}", file=out)
     table = describe_table(created.view)
     if table:
@@ -298,7 +316,12 @@ def main(argv: list[str] | None = None) -> None:
         metavar="KEY=VALUE",
         help="set a field of the game's options, e.g. rounds=1 (repeatable)",
     )
-    parser.add_argument("--seed", type=int, help="seed of the game and the bots")
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        help="seed of the game and the bots (default: one drawn at random and printed, in the"
+        " transcript's first line, or with --human once the game is over)",
+    )
     parser.add_argument("--target", help="host:port of a running server (default: start one)")
     parser.add_argument("--names", help="comma-separated display names")
     parser.add_argument(
