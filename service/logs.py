@@ -36,7 +36,9 @@ def configure(log_format: str = "json", level: str = "info") -> None:
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer()
         if log_format == "json"
-        else structlog.dev.ConsoleRenderer(colors=False)
+        # In the order logged, not sorted: a line puts what a person looks for first (the
+        # addresses and the store of `listening`).
+        else structlog.dev.ConsoleRenderer(colors=False, sort_keys=False)
     )
     threshold = logging.getLevelNamesMapping()[level.upper()]
     structlog.configure(

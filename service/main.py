@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import Iterator
 
 import structlog
@@ -47,6 +48,19 @@ def default_redis_url(settings: config.Settings) -> Iterator[str | None]:
         yield embedded.url
 
 
+def store_description(settings: config.Settings, redis_url: str | None) -> str:
+    """What the start-up lines say of the store `default_redis_url` chose: which one, and
+    whether the games outlive the server."""
+    if settings.redis_url:
+        # Without its user and password, and the query, which may hold them too.
+        parts = urllib.parse.urlsplit(settings.redis_url)
+        shown = parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="")
+        return f"{shown.geturl()} (games kept in that Redis)"
+    if redis_url is not None:
+        return "embedded (games are lost when the server stops)"
+    return "in this process (games are lost when the server stops)"
+
+
 async def _run(settings: config.Settings, redis_url: str | None) -> None:
     store: Store = MeasuredStore(
         RedisStore(redis_url, timeout=settings.store_timeout_seconds)
@@ -54,7 +68,7 @@ async def _run(settings: config.Settings, redis_url: str | None) -> None:
         else MemoryStore()
     )
     try:
-        await serve(settings, store)
+        await serve(settings, store, store_description(settings, redis_url))
     finally:
         await store.close()
 
@@ -112,6 +126,9 @@ def run_workers(settings: config.Settings, redis_url: str) -> int:
         count=settings.workers,
         host=settings.host,
         port=port,
+        # Each worker's own line names the Redis it was given; only this process knows
+        # whether that Redis is its private child.
+        store=store_description(settings, redis_url),
         cpus=pinned,
         # The workers share the web port (SO_REUSEPORT); each serves its own metrics.
         web_port=settings.web_port,

@@ -105,8 +105,9 @@ class Running:
         )
 
 
-async def start(settings: Settings, store: Store) -> Running:
-    """Start serving on settings.host:settings.port (port 0: a free port)."""
+async def start(settings: Settings, store: Store, store_description: str | None = None) -> Running:
+    """Start serving on settings.host:settings.port (port 0: a free port). `store_description`:
+    what the `listening` line says of the store (service/main.py knows which one it chose)."""
     if api_implementation.Type() != "upb":
         log.warning("slow_protobuf", backend=api_implementation.Type(), expected="upb")
     options = [
@@ -149,8 +150,16 @@ async def start(settings: Settings, store: Store) -> Running:
         _monitor_store(health, store, settings.health_interval_seconds)
     )
     running._clocks = asyncio.create_task(servicer.run_clocks())
+    reachable = _reachable_host(settings.host)
     log.info(
         "listening",
+        # First, for a person reading the console format (`make run`): where to connect, and
+        # whether the games outlive the server.
+        grpc=f"{reachable}:{port}",
+        table=f"{'https' if tls else 'http'}://{reachable}:{running.web.port}/"
+        if running.web is not None
+        else None,
+        store=store_description,
         host=settings.host,
         port=port,
         # Every port this process answers on (null: off). The metrics are served by
@@ -167,6 +176,15 @@ async def start(settings: Settings, store: Store) -> Running:
         cpu_policy=_cpu_policy_in_force(),
     )
     return running
+
+
+def _reachable_host(host: str) -> str:
+    """How a client on this machine names `host` in an address: a wildcard listens on every
+    interface, the loopback's included."""
+    bare = host.strip("[]")
+    if bare in ("", "::", "0.0.0.0"):
+        return "localhost"
+    return f"[{bare}]" if ":" in bare else bare
 
 
 def _cpu_policy_in_force() -> str:
@@ -291,9 +309,9 @@ async def _monitor_store(health: HealthServicer, store: Store, interval: float) 
             await _set_health(health, ok)
 
 
-async def serve(settings: Settings, store: Store) -> None:
+async def serve(settings: Settings, store: Store, store_description: str | None = None) -> None:
     """Run until SIGTERM or SIGINT, then drain."""
-    running = await start(settings, store)
+    running = await start(settings, store, store_description)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
