@@ -13,6 +13,8 @@
     croupier-bench --stored-games 1000000            # the phases with 1M idle games in Redis
     croupier-bench --long-game 2000                  # per-move cost along a 2,000-move match
     croupier-bench --bot-games 32                    # moves made by the server's bot seats
+    croupier-bench --table --games 1000              # seats playing over PlayGame sessions,
+                   then over WatchGame + ListLegalMoves + ApplyMove, 1,000 games in flight
     croupier-bench --redis-cluster 3                 # the server on a local Redis Cluster
     croupier-bench --server-arg=--workers=2          # any flag for the started server
 
@@ -42,6 +44,7 @@ from croupier.service.bench.cpu import parse_cpus, py_spy
 from croupier.service.bench.engines import run_engine_bench
 from croupier.service.bench.long_game import run_long_game_bench
 from croupier.service.bench.service import run_service_bench
+from croupier.service.bench.table import run_table_bench
 from croupier.service.bench.watch import run_watch_bench
 
 
@@ -69,7 +72,16 @@ def _parser() -> argparse.ArgumentParser:
         help="bot strength: strong against random bots, engines alone (docs/bots.md)",
     )
     parser.add_argument(
-        "--games", type=_positive(int), default=1000, help="games per game type and kind (--bots)"
+        "--games",
+        type=_positive(int),
+        help="games per game type and kind (--bots; default 1000); games in flight (--table;"
+        " default 32)",
+    )
+    parser.add_argument(
+        "--table",
+        action="store_true",
+        help="One Card games of 4 seats played by their seats: over PlayGame sessions, then"
+        " over WatchGame + ListLegalMoves + ApplyMove (docs/performance.md)",
     )
     parser.add_argument(
         "--processes", type=_positive(int), help="worker processes (--bots; default: 2 cores)"
@@ -215,6 +227,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.games is None:
+        args.games = 32 if args.table else 1000
     if args.target and (args.server_cpus or args.redis_cpus):
         parser.error("--server-cpus/--redis-cpus pin a server started here: not with --target")
     if args.client == "auto":
@@ -245,6 +259,8 @@ def main(argv: list[str] | None = None) -> None:
         report = run_long_game_bench(args, sys.stdout)
     elif args.bot_games:
         report = run_bot_seats_bench(args, sys.stdout)
+    elif args.table:
+        report = run_table_bench(args, sys.stdout)
     else:
         report = run_service_bench(args, sys.stdout)
     if args.json:

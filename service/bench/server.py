@@ -42,6 +42,12 @@ def started_args(args: argparse.Namespace) -> tuple[str, ...]:
         extra += ["--max-watchers-per-game", str(max(100, per_game))]
     if getattr(args, "bot_games", None):
         extra += ["--operator-key", BENCH_OPERATOR_KEY]  # every seat a bot needs it
+    if getattr(args, "table", False):
+        # --table: 4 sessions (or watch streams) a game and up to 4 calls in flight each, beside
+        # the streams of the phase before, which the server may still be closing.
+        sessions = 4 * args.games
+        extra += ["--max-watch-streams", str(max(5_000, 2 * sessions + 100))]
+        extra += ["--max-calls-in-flight", str(max(1_000, sessions + 100))]
     return (*extra, *(getattr(args, "server_arg", None) or ()))
 
 
