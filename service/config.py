@@ -10,8 +10,9 @@ import dataclasses
 import os
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -33,6 +34,20 @@ class Settings:
         "redis://host:port/0, or redis+cluster://host:port for a Redis Cluster; without it a"
         " private redis-server child is started, or games are kept in memory when none is"
         " installed",
+    )
+    data_dir: str | None = _setting(
+        None,
+        "CROUPIER_DATA_DIR",
+        "folder where that private redis-server keeps the games from one start to the next, in"
+        " an append-only file fsynced every second; one server at a time; default"
+        " $XDG_DATA_HOME/croupier/redis, else ~/.local/share/croupier/redis",
+        shown=lambda environ: str(default_data_dir(environ)),
+    )
+    ephemeral: bool = _setting(
+        False,
+        "CROUPIER_EPHEMERAL",
+        "start that private redis-server in a temporary folder instead, removed when the server"
+        " stops: no game is kept (--data-dir is then unused)",
     )
     workers: int = _setting(1, "CROUPIER_WORKERS", "server processes sharing the port")
     pin_workers: bool = _setting(
@@ -250,7 +265,14 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
             default = f.default if env is None or env not in environ else kind(environ[env])
         except ValueError as exc:
             parser.error(f"{env}: {exc}")
-        help_text = meta["help"] + (f"; env {env}" if env else "")
+        help_text = meta["help"]
+        if "shown" in meta:  # a default that depends on the environment, resolved for --help
+            try:
+                shown = meta["shown"](environ)
+            except RuntimeError as exc:
+                shown = f"unknown: {exc}"
+            help_text += " (here: " + shown.replace("%", "%%") + ")"
+        help_text += f"; env {env}" if env else ""
         if kind is parse_bool:
             parser.add_argument(
                 _flag(f.name),
@@ -269,7 +291,9 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
             help=help_text,
         )
     values = vars(parser.parse_args(argv))
-    for name in ("redis_url", "operator_key", "tls_cert", "tls_key", "page_token_secret"):
+    for name in (
+        "redis_url", "data_dir", "operator_key", "tls_cert", "tls_key", "page_token_secret",
+    ):  # fmt: skip
         values[name] = values[name] or None
     settings = Settings(**values)
     if (settings.tls_cert is None) != (settings.tls_key is None):
@@ -298,6 +322,24 @@ def to_args(settings: Settings) -> tuple[list[str], dict[str, str]]:
         elif f.default is not None:
             args += [_flag(f.name), "off"]  # (None of an `int | None` setting reads as off)
     return args, env
+
+
+def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The embedded store's folder without --data-dir: in the user's data directory, where the
+    XDG Base Directory specification puts it ($XDG_DATA_HOME, else ~/.local/share). Raises
+    RuntimeError when there is no home directory to find it in."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(base):  # unset, or relative, which the specification says to ignore
+        base = os.path.join(environ.get("HOME") or Path.home(), ".local", "share")
+    return Path(base) / "croupier" / "redis"
+
+
+def data_dir_of(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
+    """The folder of the embedded store when it keeps its games (not --ephemeral)."""
+    if settings.data_dir:
+        return Path(settings.data_dir).expanduser()
+    return default_data_dir(environ)
 
 
 def allowed_cpus() -> list[int] | None:

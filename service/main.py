@@ -19,7 +19,13 @@ from collections.abc import Iterator
 import structlog
 
 from croupier.service import config, logs, metrics
-from croupier.service.embedded_redis import EmbeddedRedis, free_port, redis_server_binary
+from croupier.service.embedded_redis import (
+    EmbeddedRedis,
+    FolderInUse,
+    free_port,
+    hold_folder,
+    redis_server_binary,
+)
 from croupier.service.memory_store import MemoryStore
 from croupier.service.metrics import MeasuredStore
 from croupier.service.redis_store import RedisStore
@@ -31,7 +37,8 @@ log = structlog.get_logger("croupier.server")
 
 @contextlib.contextmanager
 def default_redis_url(settings: config.Settings) -> Iterator[str | None]:
-    """The configured Redis, else a private redis-server child, else None (in-process)."""
+    """The configured Redis, else a private redis-server child (keeping its games in the data
+    folder, or in a temporary one with --ephemeral), else None (in-process)."""
     if settings.redis_url:
         yield settings.redis_url
         return
@@ -43,8 +50,27 @@ def default_redis_url(settings: config.Settings) -> Iterator[str | None]:
         )
         yield None
         return
-    with EmbeddedRedis() as embedded:
-        log.info("embedded_redis", url=embedded.url, folder=str(embedded.folder))
+    with contextlib.ExitStack() as stack:
+        folder = None
+        try:
+            if not settings.ephemeral:
+                folder = config.data_dir_of(settings)
+                stack.enter_context(hold_folder(folder))
+            # Tied to this process: a server killed outright takes its redis-server along.
+            embedded = stack.enter_context(EmbeddedRedis(folder=folder, die_with_parent=True))
+        except (FolderInUse, OSError, RuntimeError) as exc:
+            # Said as it is (another server holds the folder, no home directory, a folder
+            # that cannot be written): no traceback.
+            raise SystemExit(f"croupier-server: {exc}") from exc
+        log.info(
+            "embedded_redis",
+            url=embedded.url,
+            folder=str(embedded.folder),
+            # Whether the folder is kept (games survive a restart) or removed at the end.
+            kept=embedded.kept,
+            # A redis-server left running in the folder by a server that died, stopped first.
+            stopped_leftover=embedded.stopped_leftover,
+        )
         yield embedded.url
 
 
@@ -56,8 +82,11 @@ def store_description(settings: config.Settings, redis_url: str | None) -> str:
         parts = urllib.parse.urlsplit(settings.redis_url)
         shown = parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="")
         return f"{shown.geturl()} (games kept in that Redis)"
-    if redis_url is not None:
+    if redis_url is not None and settings.ephemeral:
         return "embedded (games are lost when the server stops)"
+    if redis_url is not None:
+        folder = config.data_dir_of(settings).resolve()
+        return f"embedded in {folder} (games kept from one start to the next)"
     return "in this process (games are lost when the server stops)"
 
 

@@ -7,6 +7,7 @@ tests' figures gathered from every worker into the one summary."""
 from __future__ import annotations
 
 import json
+import os
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             f"engines/{stale[0]}{more} changed after the engines were compiled:"
             " run `make install` to compile them again (or `make pure-engines`)"
         )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every croupier-server the suite starts without a Redis URL keeps its store in a
+    temporary folder, even one started otherwise than by LocalServer (which passes
+    --ephemeral): a test never writes into the user's own store. Tests of the kept store give
+    --data-dir and --no-ephemeral."""
+    os.environ["CROUPIER_EPHEMERAL"] = "1"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

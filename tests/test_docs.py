@@ -27,7 +27,8 @@ def test_readme_settings_exist() -> None:
         value = {"--log-format": "json", "--cpu-policy": "batch"}.get(flag, "1")  # choices
         if flag in ("--tls-cert", "--tls-key"):
             continue  # they go together and need files
-        if flag in ("--benchmark-service", "--feed-moves", "--pin-workers"):  # a switch: no value
+        switches = ("--benchmark-service", "--feed-moves", "--pin-workers", "--ephemeral")
+        if flag in switches:  # no value
             parse([flag])
             continue
         parse([flag, value] if flag not in ("--redis-url", "--operator-key") else [flag, "x"])

@@ -101,12 +101,15 @@ class LocalServer:
     """`with LocalServer() as server: server.target` — a real server process for the block.
 
     Without `redis_url` the server picks its default store (a private redis-server child when
-    the binary is installed, else memory)."""
+    the binary is installed, else memory), in a temporary folder that keeps nothing
+    (`--ephemeral`): tools and tests never write into the user's own store. With `data_dir`,
+    that redis-server keeps its games in that folder instead."""
 
     def __init__(
         self,
         redis_url: str | None = None,
         *,
+        data_dir: Path | None = None,
         extra_args: tuple[str, ...] = (),
         log_level: str = "warning",
         env: dict[str, str] | None = None,
@@ -115,9 +118,14 @@ class LocalServer:
     ) -> None:
         self.pick_port()
         args = [sys.executable, "-m", SERVER_MODULE, "--host", "127.0.0.1"]
-        args += ["--log-level", log_level, *extra_args]
         if redis_url:
             args += ["--redis-url", redis_url]
+        elif data_dir is not None:
+            # --no-ephemeral too: CROUPIER_EPHEMERAL in the environment would win otherwise.
+            args += ["--data-dir", str(data_dir), "--no-ephemeral"]
+        else:
+            args += ["--ephemeral"]
+        args += ["--log-level", log_level, *extra_args]
         self.args = args
         self.env = {**os.environ, **(env or {})}
         self.stderr = stderr
