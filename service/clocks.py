@@ -59,10 +59,19 @@ def _invalid(field: str, message: str) -> errors.ServiceError:
     return errors.invalid_argument(errors.Reason.INVALID_CLOCK, f"clock.{field}", message)
 
 
-def check(clock: Clock) -> StoredClock | None:
-    """The stored clock of CreateGame's `clock` (None: none), or INVALID_ARGUMENT."""
-    if clock.ByteSize() == 0:
+def check(clock: Clock | None) -> StoredClock | None:
+    """The stored clock of CreateGame's `clock` (None: the field is unset, no clock), or
+    INVALID_ARGUMENT. A clock message that is set but empty is refused like any clock of 0
+    seconds: the caller asked for a clock and gave none of its figures, most likely a client
+    that dropped them, and a game without deadlines is not what it asked for."""
+    if clock is None:
         return None
+    if clock.seconds_per_decision == 0:
+        raise _invalid(
+            "seconds_per_decision",
+            f"a clock needs seconds per decision, {MIN_SECONDS} to {MAX_SECONDS}; for a game"
+            " without deadlines, leave clock unset",
+        )
     if not MIN_SECONDS <= clock.seconds_per_decision <= MAX_SECONDS:
         raise _invalid(
             "seconds_per_decision",

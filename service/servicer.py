@@ -23,6 +23,7 @@ from croupier.service import (
     bots,
     callers,
     clocks,
+    display_names,
     errors,
     lobby,
     metrics,
@@ -70,7 +71,6 @@ _ID = re.compile(r"[0-9a-f]{24}")
 # AIP-155: a request id is a UUID (any version) in its canonical 8-4-4-4-12 hex form, so that
 # a retry id cannot be guessed by another caller; matched whole, either case, kept as sent.
 _REQUEST_ID = re.compile(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-MAX_DISPLAY_NAME = 64
 # The most moves a watch stream replays from the log (a resume, or a stream catching up): it
 # bounds the work one call can ask for; a client further behind starts from the current view.
 MAX_RESUMED_MOVES = 4096
@@ -216,12 +216,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 "display_names",
                 "give one display name per seat, or none",
             )
-        if any(len(n) > MAX_DISPLAY_NAME or not n.isprintable() for n in names):
-            raise errors.invalid_argument(
-                errors.Reason.INVALID_DISPLAY_NAMES,
-                "display_names",
-                f"display names are printable and at most {MAX_DISPLAY_NAME} characters",
-            )
+        for name in names:
+            display_names.check(name, "display_names")
         players = list(request.player_ids)
         if players and len(players) != request.seats:
             raise errors.invalid_argument(
@@ -232,7 +228,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         for player in players:
             lobby.check_player_id(player, "player_ids")
         levels = self._check_bot_levels(request, call)
-        clock = clocks.check(request.clock)
+        clock = clocks.check(request.clock if request.HasField("clock") else None)
         _check_request_id(request.request_id)
         digest = moves.digest_of(request.SerializeToString(deterministic=True))
         # With operator keys the record is the key's own: another key (or a guess) sending the
@@ -462,13 +458,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 "send the join code CreateGame returned",
             )
         lobby.check_player_id(request.player_id, "player_id")
-        name = request.display_name
-        if len(name) > MAX_DISPLAY_NAME or not name.isprintable():
-            raise errors.invalid_argument(
-                errors.Reason.INVALID_DISPLAY_NAMES,
-                "display_name",
-                f"a display name is printable and at most {MAX_DISPLAY_NAME} characters",
-            )
+        display_names.check(request.display_name, "display_name")
         _check_request_id(request.request_id)
         return await self._lobby.join(game_id, request, call)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import string
+import unicodedata
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -216,6 +217,16 @@ def valid_name(name: str) -> bool:
     )
 
 
+def valid_display_name(name: str) -> bool:
+    """docs/api.md, "Display names": at most 64 characters, none of them a control character,
+    a line or paragraph separator, a bidi embedding, override or isolate, or no character."""
+    bidi = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+    refused = {"Cc", "Zl", "Zp", "Cn", "Cs"}
+    return len(name) <= 64 and not any(
+        c in bidi or unicodedata.category(c) in refused for c in name
+    )
+
+
 def valid_request_id(request_id: str) -> bool:
     """docs/api.md: empty, or a UUID (8-4-4-4-12 hex digits)."""
     groups = request_id.split("-")
@@ -303,7 +314,7 @@ def expect_create(fuzz: Fuzz, request: pb.CreateGameRequest) -> Expect:
     names = list(request.display_names)
     if names and len(names) != request.seats:
         return Expect(Code.INVALID_ARGUMENT, "INVALID_DISPLAY_NAMES")
-    if any(len(n) > 64 or not n.isprintable() for n in names):
+    if not all(valid_display_name(n) for n in names):
         return Expect(Code.INVALID_ARGUMENT, "INVALID_DISPLAY_NAMES")
     if not valid_request_id(request.request_id):
         return Expect(Code.INVALID_ARGUMENT, "INVALID_REQUEST_ID")

@@ -79,6 +79,8 @@ def check_timeouts(
 @pytest.mark.parametrize(
     ("clock", "field"),
     [
+        # Set but empty (`clock {}`): a clock asked for without its figures, not "no clock".
+        (pb.Clock(), "seconds"),
         (pb.Clock(seconds_per_decision=0, on_timeout=pb.TIMEOUT_POLICY_AUTO), "seconds"),
         (pb.Clock(seconds_per_decision=-5), "seconds"),
         (pb.Clock(seconds_per_decision=86_401), "seconds"),
@@ -93,12 +95,21 @@ def test_bad_clocks_are_refused_and_create_nothing(
 ) -> None:
     before = games_indexed(redis_client)
     request = pb.CreateGameRequest(seats=2, one_card=OneCardOptions(), clock=clock)
+    assert request.HasField("clock")  # sent as set, however empty
     with pytest.raises(CroupierError) as raised:
         client._call("CreateGame", request, None)
     assert raised.value.code == grpc.StatusCode.INVALID_ARGUMENT
     assert raised.value.reason == "INVALID_CLOCK"
     assert field in raised.value.message
     assert games_indexed(redis_client) == before
+
+
+def test_a_game_without_the_clock_field_has_no_clock(client: Croupier) -> None:
+    request = pb.CreateGameRequest(seats=2, one_card=OneCardOptions())
+    assert not request.HasField("clock")
+    created: pb.CreateGameResponse = client._call("CreateGame", request, None)
+    assert created.view.clock_seconds == 0
+    assert list(created.view.deadlines) == []
 
 
 def test_the_bounds_are_accepted(client: Croupier) -> None:

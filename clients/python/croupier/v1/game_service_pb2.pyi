@@ -147,7 +147,9 @@ class CreateGameRequest(_message.Message):
 
     @_builtins.property
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Optional display names, one per seat (at most 64 characters each)."""
+        """Optional display names, one per seat (at most 64 characters each, without controls, line
+        breaks or bidi overrides: docs/api.md, "Display names").
+        """
 
     @_builtins.property
     def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -218,7 +220,8 @@ class Clock(_message.Message):
     TIME_BANK_SECONDS_FIELD_NUMBER: _builtins.int
     seconds_per_decision: _builtins.int
     """Seconds per decision, 1 to 86400: a seat's deadline is this long after it becomes active
-    or after its own last move. 0 (or no clock): no deadlines.
+    or after its own last move. A clock that is set needs them (0, an empty clock too, is
+    INVALID_CLOCK): for no deadlines leave the clock unset.
     """
     on_timeout: Global___TimeoutPolicy.ValueType
     """What the service does for a seat whose deadline passed (unset: AUTO)."""
@@ -1032,7 +1035,7 @@ class JoinGameRequest(_message.Message):
     characters). A player id already seated in the game is refused.
     """
     display_name: _builtins.str
-    """Optional display name (printable, at most 64 characters)."""
+    """Optional display name (at most 64 characters, as CreateGameRequest's display_names)."""
     request_id: _builtins.str
     """Optional client-chosen id, a UUID (8-4-4-4-12 hex digits; else INVALID_ARGUMENT), the
     game's own: a retry with the same id and the same request returns the first response (the
