@@ -112,6 +112,9 @@ _MAC_BYTES = 16
 
 
 def listing_id(operator: bool, listing: Filter) -> bytes:
+    """The listing a page token belongs to: the filter and the kind of caller, the operator's
+    listing (every game) or the lobby's (public games waiting for players). The same cursor
+    means another page in each, so a token is bound to both."""
     scope = b"operator" if operator else b"lobby"
     return hashlib.sha256(scope + b"\0" + listing.canonical()).digest()[:16]
 
@@ -122,10 +125,11 @@ def encode_token(secret: bytes, listing: bytes, cursor: tuple[int, str]) -> str:
     return base64.urlsafe_b64encode(body + mac).decode().rstrip("=")
 
 
-def decode_token(secret: bytes, listing: bytes, token: str) -> tuple[int, str]:
-    """The cursor of a token this deployment made for this same listing; INVALID_ARGUMENT
-    (INVALID_PAGE_TOKEN) for anything else: a forged or altered token, or one of another
-    filter or caller."""
+def decode_token(secret: bytes, operator: bool, listing: Filter, token: str) -> tuple[int, str]:
+    """The cursor of a token this deployment made for this same listing (`listing_id`: the
+    filter and the kind of caller); INVALID_ARGUMENT (INVALID_PAGE_TOKEN) for anything else:
+    a forged or altered token, or one of another filter or kind of caller, each told apart in
+    the message."""
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (ValueError, TypeError):
@@ -136,9 +140,22 @@ def decode_token(secret: bytes, listing: bytes, token: str) -> tuple[int, str]:
     if not hmac.compare_digest(mac, hmac.new(secret, body, hashlib.sha256).digest()[:_MAC_BYTES]):
         raise _bad_token("this is not a page token of ListGames")
     version, bound, score, game_id = _TOKEN.unpack(body)
-    if version != _TOKEN_VERSION or not hmac.compare_digest(bound, listing):
-        raise _bad_token("this page token was made for another filter; send the same filter")
-    return score, game_id.hex()
+    if version != _TOKEN_VERSION:
+        raise _bad_token("this is not a page token of ListGames")
+    if hmac.compare_digest(bound, listing_id(operator, listing)):
+        return score, game_id.hex()
+    # Signed by this deployment, so it was made for some listing: say which part differs. The
+    # tokens are bound to the kind of caller, so a lobby token sent with the operator key (or
+    # the reverse) is refused even with the same filter, and must not be told "another filter".
+    if hmac.compare_digest(bound, listing_id(not operator, listing)):
+        raise _bad_token(
+            "this page token was made for the lobby (ListGames without a credential); the"
+            " operator's listing starts without a page token"
+            if operator
+            else "this page token was made for the operator's listing; send it with the"
+            " operator key, or list the lobby from its first page"
+        )
+    raise _bad_token("this page token was made for another filter; send the same filter")
 
 
 def _bad_token(message: str) -> errors.ServiceError:

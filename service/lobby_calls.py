@@ -232,7 +232,7 @@ class LobbyCalls:
         listing_id = lobby.listing_id(operator, listing)
         secret = await self._page_token_secret()
         cursor = (
-            lobby.decode_token(secret, listing_id, request.page_token)
+            lobby.decode_token(secret, operator, listing, request.page_token)
             if request.page_token
             else None
         )

@@ -461,6 +461,43 @@ def test_page_tokens_are_bound_to_their_filter_and_tamper_evident(table: Table) 
     )
 
 
+def test_a_page_token_is_bound_to_its_kind_of_caller_and_the_refusal_says_so(
+    table: Table,
+) -> None:
+    """The operator pages through its own listing with the same filter, page after page, on
+    either replica; a token of the lobby's listing sent with the operator key (or the other
+    way round) is refused with the same filter too, and told so: not "another filter"."""
+    for _ in range(3):
+        open_game(table.a, public=True)
+    for listing in ["", "status = waiting", "game_type = one_card AND status = waiting"]:
+        first = table.a.list_games(filter=listing, page_size=1)
+        second = table.b.list_games(filter=listing, page_size=1, page_token=first.next_page_token)
+        third = table.a.list_games(filter=listing, page_size=1, page_token=second.next_page_token)
+        names = [page.games[0].name for page in (first, second, third)]
+        assert len(set(names)) == 3, listing  # three pages, three games, newest first
+
+        lobby = table.anon_a.list_games(filter=listing, page_size=1)
+        assert lobby.next_page_token
+        error = refused(
+            table.a.list_games, filter=listing, page_size=1, page_token=lobby.next_page_token
+        )
+        assert (error.code, error.reason) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "INVALID_PAGE_TOKEN",
+        )
+        assert "made for the lobby" in error.message and "filter" not in error.message
+        error = refused(
+            table.anon_b.list_games, filter=listing, page_size=1, page_token=first.next_page_token
+        )
+        assert error.reason == "INVALID_PAGE_TOKEN"
+        assert "operator's listing" in error.message and "filter" not in error.message
+    # Another filter is still told as such.
+    error = refused(
+        table.a.list_games, filter="status = active", page_size=1, page_token=first.next_page_token
+    )
+    assert "another filter" in error.message
+
+
 def test_expired_games_leave_the_listing_and_their_entries_are_dropped(
     table: Table, redis_client: redis.Redis
 ) -> None:
