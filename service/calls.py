@@ -38,6 +38,9 @@ class CallLog:
     # The bearer token of the call's metadata (a seat credential or an operator key). Secret:
     # never logged.
     token: str | None = None
+    # Who called: gRPC's peer (`ipv4:127.0.0.1:54321`; the web gateway's `web:…`), read once
+    # per call; its line gives the address (service/logs.py).
+    peer: str | None = None
 
     def fail(self, error: errors.ServiceError) -> None:
         self.outcome, self.reason = error.code.name, error.reason
@@ -58,6 +61,7 @@ class CallLog:
             self.seat,
             self.move,
             self.reason,
+            self.peer,
         )
 
     def count(self, latency: float) -> None:
@@ -158,6 +162,7 @@ def unary(
         except errors.ServiceError as refusal:
             await _refuse(context, call, refusal, started)
         try:
+            call.peer = context.peer()
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call, context)
             if isinstance(request, Undecodable):
@@ -201,6 +206,7 @@ def streaming(
         gauge = metrics.open_streams(call.rpc)
         gauge.inc()
         try:
+            call.peer = context.peer()
             call.token = auth.bearer(context.invocation_metadata())
             self.admit(call, context)
             if isinstance(request, Undecodable):
@@ -238,6 +244,8 @@ async def session_move(
         call.count(time.perf_counter() - started)
         raise
     try:
+        if call.peer is None:
+            call.peer = context.peer()
         servicer.admit(call, context)
         result = await apply()
         call.outcome = "OK"

@@ -45,16 +45,11 @@ class RateLimiter:
         return None if tokens >= 1.0 else (1.0 - tokens) / self.rate
 
 
-# Memoized: every call with a credential asks for its peer's (a connection's peer is the same
-# string for all its calls), and parsing it was about 5 µs of each call.
-@functools.lru_cache(maxsize=4096)
-def peer_address(peer: str) -> str:
-    """The address a call comes from, without its port: the key of the rate limit of calls
-    without a credential. gRPC's peers look like `ipv4:127.0.0.1:53422` and
+def _peer_ip(peer: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | str:
+    """The IP address of a peer: gRPC's peers look like `ipv4:127.0.0.1:53422` and
     `ipv6:[::1]:53422` (some versions percent-encode the brackets), the web gateway's like
-    `web:127.0.0.1:53422` or `web:::1:53422`. An IPv6 host usually holds a whole /64, so its
-    calls count together; an IPv4-mapped IPv6 address counts as its IPv4 address. Anything
-    else (a Unix socket) is its own key as given."""
+    `web:127.0.0.1:53422` or `web:::1:53422`. An IPv4-mapped IPv6 address is its IPv4
+    address. Anything else (a Unix socket) is given back as it is."""
     kind, _, rest = urllib.parse.unquote(peer).partition(":")
     if kind not in ("ipv4", "ipv6", "web"):
         return peer
@@ -64,11 +59,30 @@ def peer_address(peer: str) -> str:
         address = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
         return host or peer
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+# Memoized: every call with a credential asks for its peer's (a connection's peer is the same
+# string for all its calls), and parsing it was about 5 µs of each call.
+@functools.lru_cache(maxsize=4096)
+def peer_address(peer: str) -> str:
+    """The address a call comes from, without its port: the key of the rate limit of calls
+    without a credential. An IPv6 host usually holds a whole /64, so its calls count
+    together."""
+    address = _peer_ip(peer)
     if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
+
+
+# Memoized as peer_address: every call's log line gives its address.
+@functools.lru_cache(maxsize=4096)
+def client_address(peer: str) -> str:
+    """The address of a call's log line: the peer's IP address without its port (an IPv6
+    host's own address, not its /64), so that abuse can be traced to an address."""
+    return str(_peer_ip(peer))
 
 
 class WatcherCount:

@@ -13,6 +13,8 @@ from typing import Protocol
 
 import structlog
 
+from croupier.service.limits import client_address
+
 _PID = os.getpid()  # worker processes are started afresh, never forked from this one
 _TAIL = f', "event": "rpc", "level": "info", "pid": {_PID}, "timestamp": "'
 
@@ -77,6 +79,7 @@ class RpcCall(Protocol):
     seat: int | None
     move: str | None
     reason: str | None
+    peer: str | None
 
 
 # Lines written by one write at most: a write to a pipe of up to PIPE_BUF bytes is never
@@ -107,13 +110,16 @@ def rpc_line(
     seat: int | None,
     move: str | None,
     reason: str | None,
+    peer: str | None = None,
 ) -> None:
-    """The one line of a call, alone (a watch stream's, the web gateway's)."""
+    """The one line of a call, alone (a watch stream's, the web gateway's). `peer` is gRPC's
+    (`ipv4:127.0.0.1:54321`): the line gives its address, `peer` "127.0.0.1"."""
     write = _rpc_write
+    address = None if peer is None else client_address(peer)
     if write is None:
-        _structlog_line(rpc, outcome, latency_ms, game, game_type, seat, move, reason)
+        _structlog_line(rpc, outcome, latency_ms, game, game_type, seat, move, reason, address)
         return
-    write(_line(rpc, outcome, latency_ms, game, game_type, seat, move, reason, _stamp()))
+    write(_line(rpc, outcome, latency_ms, game, game_type, seat, move, reason, address, _stamp()))
 
 
 def rpc_lines(calls: Sequence[tuple[RpcCall, float]]) -> None:
@@ -135,6 +141,7 @@ def rpc_lines(calls: Sequence[tuple[RpcCall, float]]) -> None:
                 call.seat,
                 call.move,
                 call.reason,
+                None if call.peer is None else client_address(call.peer),
             )
         return
     stamp = _stamp()  # the lines are written at once: one time for all
@@ -150,6 +157,7 @@ def rpc_lines(calls: Sequence[tuple[RpcCall, float]]) -> None:
             call.seat,
             call.move,
             call.reason,
+            None if call.peer is None else client_address(call.peer),
             stamp,
         )
         if size + len(line) > _WRITE_BYTES and lines:
@@ -170,6 +178,7 @@ def _structlog_line(
     seat: int | None,
     move: str | None,
     reason: str | None,
+    peer: str | None,
 ) -> None:
     fields = {
         k: v
@@ -179,6 +188,7 @@ def _structlog_line(
             ("seat", seat),
             ("move", move),
             ("reason", reason),
+            ("peer", peer),
         )
         if v is not None
     }
@@ -194,6 +204,7 @@ def _line(
     seat: int | None,
     move: str | None,
     reason: str | None,
+    peer: str | None,
     stamp: str,
 ) -> str:
     """The line: the keys in the order of structlog's event dict, rendered as json.dumps
@@ -210,5 +221,7 @@ def _line(
         parts += (', "move": ', _string(move))
     if reason is not None:
         parts += (', "reason": ', _string(reason))
+    if peer is not None:
+        parts += (', "peer": ', _string(peer))
     parts += (_TAIL, stamp, '"}\n')
     return "".join(parts)

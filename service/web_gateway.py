@@ -12,8 +12,8 @@ are derived from the GameService descriptor, so they follow protos/.
 One behaviour on every port: requests are decoded leniently, as on the gRPC port (a body that
 is not a message reaches the servicer's call wrapper as `Undecodable`, which answers
 MALFORMED_REQUEST, logs the call and counts it), and the calls that end in the gateway itself
-(unknown path, wrong content type, oversize or badly framed body) are logged and counted as
-well, framing errors as MALFORMED_REQUEST.
+(unknown path, an HTTP method other than POST, wrong content type, oversize or badly framed
+body) are logged and counted as well, framing errors as MALFORMED_REQUEST.
 
     gateway = await start_web_gateway(servicer, "[::]", 8080, cors_origins=["https://app"])
     ...
@@ -129,6 +129,11 @@ _HTTP_STATUS_CODES = {
 }  # fmt: skip
 _GRPC_STATUS_NAMES: dict[str, str] = {str(code.value[0]): code.name for code in grpc.StatusCode}
 UNKNOWN_RPC = "unknown"  # the rpc of a path that names no GameService method
+# The log's and the metrics' reason of an HTTP method other than POST on a method's path,
+# answered HTTP 405 before any protocol is read. It is no ErrorInfo reason: a 405 has no body,
+# and a client reads its code from the HTTP status (UNKNOWN, as for any status the protocols'
+# tables do not list). The call is counted UNIMPLEMENTED: the method is not served that way.
+METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
 
 
 @dataclass(slots=True)
@@ -392,10 +397,23 @@ class GameServiceWebApp(ConnectASGIApplication[GameService]):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        request = _Request(CallLog(self._rpcs.get(scope["path"], UNKNOWN_RPC)), time.perf_counter())
+        rpc = self._rpcs.get(scope["path"], UNKNOWN_RPC)
+        client = scope.get("client")
+        # The peer as WebContext.peer() gives it to the servicer, for the calls that end here.
+        # The address of the HTTP connection: a header such as X-Forwarded-For is anyone's to
+        # send, so none is read.
+        peer = f"web:{client[0]}:{client[1]}" if client else "web:unknown"
+        request = _Request(CallLog(rpc, peer=peer), time.perf_counter())
         response = _Response(send)
         token = _REQUEST.set(request)
         try:
+            if rpc != UNKNOWN_RPC and scope["method"] != "POST":
+                # Both protocols call every method with POST (Connect's GET is only for methods
+                # marked free of side effects, which none is).
+                request.call.outcome, request.call.reason = "UNIMPLEMENTED", METHOD_NOT_ALLOWED
+                request.decided = True
+                await _answer(response, 405, b"", [(b"allow", b"POST")])
+                return
             if _grpc_without_trailers(scope):
                 await _answer(response, 505, b"gRPC needs HTTP/2 trailers: call the gRPC port")
                 return
@@ -421,10 +439,13 @@ def _grpc_without_trailers(scope: Any) -> bool:
     return False
 
 
-async def _answer(send: Send, status: int, text: bytes) -> None:
+async def _answer(
+    send: Send, status: int, text: bytes, extra: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
     headers = [
         (b"content-type", b"text/plain; charset=utf-8"),
         (b"content-length", b"%d" % len(text)),
+        *extra,
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": text})

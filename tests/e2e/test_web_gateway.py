@@ -339,6 +339,66 @@ def test_an_unknown_path_is_logged_and_counted(gateway: Gateway) -> None:
     assert _counter(gateway, "unknown", "UNIMPLEMENTED", "") == counted + 1
 
 
+@pytest.mark.parametrize("method", ["GET", "PUT", "HEAD", "DELETE"])
+def test_another_http_method_is_405_logged_and_counted_as_such(
+    gateway: Gateway, method: str
+) -> None:
+    """Both protocols call every method with POST: any other HTTP method on a method's path is
+    HTTP 405 with `Allow: POST`, logged and counted under the rpc it named as UNIMPLEMENTED /
+    METHOD_NOT_ALLOWED (what a client reads of a 405 is UNKNOWN, which tells nothing)."""
+    before = len(_calls(gateway))
+    counted = _counter(gateway, "GetGame", "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+    request = urllib.request.Request(
+        f"{gateway.web_url}{SERVICE}/GetGame",
+        method=method,
+        data=b"{}" if method == "PUT" else None,
+        headers={"Content-Type": "application/json", "Connect-Protocol-Version": "1"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10)
+    assert caught.value.code == 405
+    assert caught.value.headers["Allow"] == "POST"
+    assert caught.value.read() == b""
+    (line,) = _new_calls(gateway, before)
+    assert (line["rpc"], line["outcome"], line["reason"], line["peer"]) == (
+        "GetGame", "UNIMPLEMENTED", "METHOD_NOT_ALLOWED", "127.0.0.1",
+    )  # fmt: skip
+    assert _counter(gateway, "GetGame", "UNIMPLEMENTED", "METHOD_NOT_ALLOWED") == counted + 1
+
+
+def test_another_http_method_on_an_unknown_path_is_404(gateway: Gateway) -> None:
+    """A path that names no method is unknown whatever the HTTP method: 404, rpc "unknown"."""
+    before = len(_calls(gateway))
+    request = urllib.request.Request(f"{gateway.web_url}{SERVICE}/StealChips", method="GET")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10)
+    assert caught.value.code == 404
+    (line,) = _new_calls(gateway, before)
+    assert (line["rpc"], line["outcome"], line.get("reason")) == ("unknown", "UNIMPLEMENTED", None)
+
+
+def test_every_line_gives_the_address_of_the_http_connection(gateway: Gateway) -> None:
+    """The address of the connection, on a call served (through the servicer's wrapper) and
+    on one refused by the gateway itself; an X-Forwarded-For header, which any client can
+    send, changes nothing."""
+    forged = {"X-Forwarded-For": "203.0.113.9", "Forwarded": "for=203.0.113.9"}
+    before = len(_calls(gateway))
+    served = connect_unary(
+        gateway.web_url, "GetGame", JSON, b'{"name": "games/000000000000000000000000"}', **forged
+    )
+    assert served.code == "NOT_FOUND"
+    status, _, _ = _post(f"{gateway.web_url}{SERVICE}/GetGame", "text/plain", b"", **forged)
+    assert status == 415
+    on_grpc = grpc_port(gateway.grpc_target, "GetGame", GARBAGE)
+    assert on_grpc.code == "INVALID_ARGUMENT"
+    lines = _new_calls(gateway, before, 3)
+    assert [(line["rpc"], line["outcome"], line["peer"]) for line in lines] == [
+        ("GetGame", "NOT_FOUND", "127.0.0.1"),
+        ("GetGame", "UNKNOWN", "127.0.0.1"),
+        ("GetGame", "INVALID_ARGUMENT", "127.0.0.1"),
+    ]
+
+
 def test_a_wrong_content_type_is_logged_and_counted(gateway: Gateway) -> None:
     before = len(_calls(gateway))
     counted = _counter(gateway, "GetGame", "UNKNOWN", "")

@@ -15,18 +15,23 @@ import pytest
 import structlog
 
 from croupier.service import logs
+from croupier.service.limits import client_address
 
 STAMP = re.compile(r'"timestamp": "[^"]*"')
 
+IPV4 = "ipv4:127.0.0.1:54321"
 CASES = [
-    ("Echo", "OK", 0.482, None, None, None, None, None),
-    ("ApplyMove", "OK", 0.712, "23a7ac4c097e1dbd633b3876", "one_card", 3, "play", None),
-    ("ApplyMove", "FAILED_PRECONDITION", 1.0, "g", "trinity", 0, "bid", "ILLEGAL_MOVE"),
-    ("GetGame", "NOT_FOUND", 12.5, 'a "quoted"\\ name\n', None, None, None, "GAME_NOT_FOUND"),
-    ("WatchGame", "CANCELLED", 3001.25, "caf\u00e9 \u2660", "vampire_queen", 11, None, None),
-]
+    ("Echo", "OK", 0.482, None, None, None, None, None, None),
+    ("ApplyMove", "OK", 0.712, "23a7ac4c097e1dbd633b3876", "one_card", 3, "play", None, IPV4),
+    ("ApplyMove", "FAILED_PRECONDITION", 1.0, "g", "trinity", 0, "bid", "ILLEGAL_MOVE", IPV4),
+    ("GetGame", "NOT_FOUND", 12.5, 'a "quoted"\\ name\n', None, None, None, "GAME_NOT_FOUND",
+     "ipv6:[2001:db8::7]:443"),
+    ("WatchGame", "CANCELLED", 3001.25, "caf\u00e9 \u2660", "vampire_queen", 11, None, None,
+     "web:::1:8080"),
+    ("GetGame", "UNIMPLEMENTED", 0.2, None, None, None, None, "METHOD_NOT_ALLOWED", "unix:/s"),
+]  # fmt: skip
 # The fields of a case, in rpc_line's order, without the latency.
-FIELDS = ("rpc", "outcome", "game", "game_type", "seat", "move", "reason")
+FIELDS = ("rpc", "outcome", "game", "game_type", "seat", "move", "reason", "peer")
 
 
 @pytest.fixture
@@ -54,6 +59,24 @@ def test_rendered_like_structlog(stream: io.StringIO, case: tuple[object, ...]) 
     assert fast.endswith("\n") and fast.count("\n") == 1
     assert STAMP.sub("", fast) == STAMP.sub("", slow)
     assert json.loads(fast)["rpc"] == case[0]
+    assert json.loads(fast).get("peer") == (None if case[8] is None else client_address(case[8]))
+
+
+@pytest.mark.parametrize(
+    ("peer", "address"),
+    [
+        ("ipv4:127.0.0.1:54321", "127.0.0.1"),
+        ("ipv6:[2001:db8::7]:443", "2001:db8::7"),  # the host's own, not its /64
+        ("ipv6:%5B2001:db8::7%5D:443", "2001:db8::7"),  # brackets percent-encoded
+        ("ipv6:[::ffff:192.0.2.1]:5", "192.0.2.1"),  # IPv4-mapped: the IPv4 address
+        ("web:192.0.2.1:5", "192.0.2.1"),  # the web gateway's HTTP connection
+        ("web:::1:8080", "::1"),
+        ("web:unknown", "unknown"),
+        ("unix:/run/croupier.sock", "unix:/run/croupier.sock"),  # no address: as given
+    ],
+)
+def test_the_line_gives_the_peers_address_without_its_port(peer: str, address: str) -> None:
+    assert client_address(peer) == address
 
 
 def test_not_rendered_above_info(stream: io.StringIO) -> None:
