@@ -303,6 +303,10 @@ def expected_view(name: str, game: StoredGame, version: int, seat: int | None) -
     )
     if seat is not None:
         view.viewer_seat = seat
+        # Its legal moves, when it may act (none while the game waits for players).
+        if seat in view.active_seats:
+            for move in engine.legal_moves(state, seat):
+                getattr(view.legal_moves.add(), game.game_type).CopyFrom(move)
     if result is not None:
         view.result.CopyFrom(result)
     getattr(view, game.game_type).CopyFrom(engine.view(state, seat))
