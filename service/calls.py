@@ -4,6 +4,7 @@ exception to a gRPC status (the only place where that happens)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -148,6 +149,21 @@ async def _refuse(
     raise AssertionError("not reached: abort raises")
 
 
+# A session refused before its client's first message has come: a grpc.aio client (grpcio 1.85)
+# whose write of that message fails because the refusal came first reports INTERNAL ("Internal
+# error from Core") instead of the refusal (its failed write overwrites the status received,
+# details and trailers included), and so never retries. A client sends its `start` at once, so
+# the refusal waits for it, this long at most.
+SESSION_START_WAIT_SECONDS = 1.0
+
+
+async def _first_message(request: object) -> None:
+    """Wait for a session's first message (nothing to wait for in a server stream's request)."""
+    if isinstance(request, AsyncIterator):
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(anext(request), SESSION_START_WAIT_SECONDS)
+
+
 def unary(
     handler: Callable[[Any, Req, grpc.aio.ServicerContext, CallLog], Awaitable[Resp]],
 ) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
@@ -202,6 +218,7 @@ def streaming(
         try:
             self.overload.watch_streams.enter(call.rpc)
         except errors.ServiceError as refusal:
+            await _first_message(request)
             await _refuse(context, call, refusal, started)
         gauge = metrics.open_streams(call.rpc)
         gauge.inc()
