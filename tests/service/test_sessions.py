@@ -71,31 +71,43 @@ class Seat:
         self.outcomes: list[pb.MoveOutcome] = []
         self.with_update = 0  # outcomes that carried their move's update
         self.refused = 0
+        self.first = pb.PlayGameResponse()
+
+    async def open(self) -> None:
+        """Start the session and hold its first view (the table starts once every seat has
+        its own: a seat that started later would see a later first view)."""
+        await self.call.write(_start(self.name))
+        first = await asyncio.wait_for(self.call.read(), TIMEOUT)
+        assert isinstance(first, pb.PlayGameResponse)
+        self.first = first
 
     async def play(self) -> None:
-        await self.call.write(_start(self.name))
+        await self._handle(self.first)
         async for message in self.call:
             assert isinstance(message, pb.PlayGameResponse)
-            if message.HasField("outcome") and message.outcome.status.code:
-                # Another seat's move (a catch, a simultaneous play) landed after the view
-                # this move was chosen from, whose etag it carries.
-                assert _reason(message.outcome.status)[0] == "ETAG_MISMATCH"
-                self.refused += 1
-            elif message.HasField("outcome"):
-                self.outcomes.append(message.outcome)
-                if message.HasField("update"):
-                    assert message.update.view.etag == message.outcome.etag
-                    self.with_update += 1
-            if not message.HasField("update"):
-                continue
-            self.updates.append(message.update)
-            view = message.update.view
-            if view.status == pb.GAME_STATUS_FINISHED:
-                await self.call.done_writing()
-            elif view.legal_moves:
-                move = self.rng.choice(list(view.legal_moves))
-                await self.call.write(_move(move, str(uuid.uuid4()), view.etag))
+            await self._handle(message)
         assert await self.call.code() == grpc.StatusCode.OK
+
+    async def _handle(self, message: pb.PlayGameResponse) -> None:
+        if message.HasField("outcome") and message.outcome.status.code:
+            # Another seat's move (a catch, a simultaneous play) landed after the view
+            # this move was chosen from, whose etag it carries.
+            assert _reason(message.outcome.status)[0] == "ETAG_MISMATCH"
+            self.refused += 1
+        elif message.HasField("outcome"):
+            self.outcomes.append(message.outcome)
+            if message.HasField("update"):
+                assert message.update.view.etag == message.outcome.etag
+                self.with_update += 1
+        if not message.HasField("update"):
+            return
+        self.updates.append(message.update)
+        view = message.update.view
+        if view.status == pb.GAME_STATUS_FINISHED:
+            await self.call.done_writing()
+        elif view.legal_moves:
+            move = self.rng.choice(list(view.legal_moves))
+            await self.call.write(_move(move, str(uuid.uuid4()), view.etag))
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -119,6 +131,7 @@ async def _play_by_sessions(game: str, targets: list[str]) -> tuple[str, int]:
             Seat(stubs[seat % len(stubs)], created.name, credential, seed=seat)
             for seat, credential in enumerate(created.seat_credentials)
         ]
+        await asyncio.gather(*(seat.open() for seat in seats))
         await asyncio.wait_for(asyncio.gather(*(seat.play() for seat in seats)), TIMEOUT)
     finally:
         for channel in channels:
