@@ -83,7 +83,7 @@ class Seat:
 
     async def play(self) -> None:
         await self._handle(self.first)
-        async for message in self.call:
+        while (message := await self.call.read()) is not grpc.aio.EOF:
             assert isinstance(message, pb.PlayGameResponse)
             await self._handle(message)
         assert await self.call.code() == grpc.StatusCode.OK
