@@ -9,9 +9,13 @@ from croupier.service.games import LoadedGame, items_of
 
 
 def seat(game: LoadedGame, call: CallLog, *, required: bool) -> int | None:
+    """The caller's seat; None for a spectator, where `required` is False and the game lets
+    spectators in."""
     if call.token is None:
         if required:
             raise errors.credential_missing()
+        if game.stored.spectators_off:
+            raise errors.spectators_off()
         return None
     seat = auth.seat_of(call.token, items_of(game.stored.credential_hashes))
     call.seat = seat

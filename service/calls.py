@@ -215,8 +215,10 @@ def streaming(
     ) -> AsyncIterator[Resp]:
         call = CallLog(handler.__name__)
         started = time.perf_counter()
+        metadata = context.invocation_metadata()
+        bound = self.overload.streams(any(key == "authorization" for key, _ in metadata or ()))
         try:
-            self.overload.watch_streams.enter(call.rpc)
+            bound.enter(call.rpc)
         except errors.ServiceError as refusal:
             await _first_message(request)
             await _refuse(context, call, refusal, started)
@@ -224,7 +226,7 @@ def streaming(
         gauge.inc()
         try:
             call.peer = context.peer()
-            call.token = auth.bearer(context.invocation_metadata())
+            call.token = auth.bearer(metadata)
             self.admit(call, context)
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name, request.problem)
@@ -237,7 +239,7 @@ def streaming(
             self.refused(error, context)
             await context.abort_with_status(error.to_status())
         finally:
-            self.overload.watch_streams.leave()
+            bound.leave()
             gauge.dec()
             call.emit(time.perf_counter() - started)
 

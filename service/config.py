@@ -135,8 +135,28 @@ class Settings:
     max_seats: int = _setting(
         12, "CROUPIER_MAX_SEATS", "most seats a game may be created with (within its rules)"
     )
+    # Spectators (streams without a credential) and seats are counted apart, so that spectators
+    # never crowd out a seat (service/limits.py: StreamCount).
     max_watchers_per_game: int = _setting(
-        100, "CROUPIER_MAX_WATCHERS", "watch streams per game on one process (0: no limit)"
+        100,
+        "CROUPIER_MAX_WATCHERS",
+        "spectator streams per game on one process (0: no limit)",
+    )
+    max_streams_per_address: int = _setting(
+        50,
+        "CROUPIER_MAX_STREAMS_PER_ADDRESS",
+        "spectator streams per client address (IPv6: per /64) on one process (0: no limit)",
+    )
+    max_streams_per_seat: int = _setting(
+        8,
+        "CROUPIER_MAX_STREAMS_PER_SEAT",
+        "watch streams and sessions per seat on one process: the seat's devices (0: no limit)",
+    )
+    max_spectator_streams: int = _setting(
+        2_000,
+        "CROUPIER_MAX_SPECTATOR_STREAMS",
+        "spectator streams open on one process, apart from the seats' (--max-watch-streams);"
+        " more are refused with OVERLOADED (0: no limit)",
     )
     # Beyond these a call is refused at once with UNAVAILABLE / OVERLOADED (docs/decisions.md).
     max_calls_in_flight: int = _setting(
@@ -148,7 +168,8 @@ class Settings:
     max_watch_streams: int = _setting(
         5_000,
         "CROUPIER_MAX_WATCH_STREAMS",
-        "watch streams open on one process; more are refused with OVERLOADED (0: no limit)",
+        "seats' watch streams and sessions open on one process; more are refused with OVERLOADED"
+        " (0: no limit)",
     )
     rate_limit: float = _setting(
         1000.0, "CROUPIER_RATE_LIMIT", "calls per second per credential on one process (0: off)"

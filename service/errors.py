@@ -54,6 +54,11 @@ class Reason(StrEnum):
     WATCH_TOO_SLOW = "WATCH_TOO_SLOW"
     # PlayGame: a session's messages out of order (a move before `start`, a second `start`).
     INVALID_SESSION_MESSAGE = "INVALID_SESSION_MESSAGE"
+    # Streams: a game that lets no spectator in; a client address's share of the streams.
+    SPECTATORS_OFF = "SPECTATORS_OFF"
+    INVALID_SPECTATORS = "INVALID_SPECTATORS"
+    ADDRESS_STREAM_LIMIT = "ADDRESS_STREAM_LIMIT"
+    SEAT_STREAM_LIMIT = "SEAT_STREAM_LIMIT"
     # The lobby (issue 18): players, joining, listing, reissue, records, rematch.
     INVALID_PLAYER_ID = "INVALID_PLAYER_ID"
     INVALID_FILTER = "INVALID_FILTER"
@@ -179,6 +184,15 @@ def credential_malformed(
     " from CreateGame",
 ) -> ServiceError:
     return ServiceError(grpc.StatusCode.UNAUTHENTICATED, Reason.CREDENTIAL_MALFORMED, message)
+
+
+def spectators_off() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.PERMISSION_DENIED,
+        Reason.SPECTATORS_OFF,
+        "this game lets no spectators in: send a seat credential"
+        " ('authorization: Bearer <credential>')",
+    )
 
 
 def credential_rejected() -> ServiceError:

@@ -1,4 +1,5 @@
-"""Per-process limits: request rate per credential (a token bucket each) and watchers per game.
+"""Per-process limits: request rate per credential (a token bucket each), and the budgets of
+watch streams and sessions (per game, per seat, per client address).
 
 They bound what one replica accepts; with N replicas behind a balancer a client can reach at
 most N times these figures (docs/reliability.md).
@@ -11,6 +12,13 @@ import ipaddress
 import time
 import urllib.parse
 from collections import OrderedDict, defaultdict
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from croupier.service import errors
+
+K = TypeVar("K", bound=Hashable)
 
 
 class RateLimiter:
@@ -85,23 +93,80 @@ def client_address(peer: str) -> str:
     return str(_peer_ip(peer))
 
 
-class WatcherCount:
-    """How many watch streams each game has on this process."""
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """One open watch stream or session, as `StreamCount` counted it."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._counts: defaultdict[str, int] = defaultdict(int)
+    game_id: str
+    # A seat's stream: its credential (the key of the seat's budget); None for a spectator.
+    credential: str | None
+    address: str
 
-    def enter(self, game_id: str) -> bool:
-        if self.limit > 0 and self._counts[game_id] >= self.limit:
-            return False
-        self._counts[game_id] += 1
-        return True
+
+class StreamCount:
+    """The watch streams and sessions open on this process: per game (whose moves fan out to
+    them), and the budgets a new one must fit in. Seats and spectators are counted apart, so
+    that spectators never crowd out a seat: spectators within `spectators_per_game` per game
+    and `spectators_per_address` per client address, each seat (its credential) within
+    `streams_per_seat` (its devices). 0: no limit."""
+
+    def __init__(
+        self, spectators_per_game: int, spectators_per_address: int, streams_per_seat: int
+    ) -> None:
+        self.spectators_per_game = spectators_per_game
+        self.spectators_per_address = spectators_per_address
+        self.streams_per_seat = streams_per_seat
+        self._games: defaultdict[str, int] = defaultdict(int)
+        self._spectators: defaultdict[str, int] = defaultdict(int)
+        self._addresses: defaultdict[str, int] = defaultdict(int)
+        self._seats: defaultdict[tuple[str, str], int] = defaultdict(int)
+
+    def enter(self, game_id: str, credential: str | None, address: str) -> Stream:
+        """Count a new stream, or raise RESOURCE_EXHAUSTED with the budget it does not fit."""
+        if credential is None:
+            if _full(self._spectators, game_id, self.spectators_per_game):
+                raise errors.resource_exhausted(
+                    errors.Reason.WATCHER_LIMIT,
+                    f"this game has {self.spectators_per_game} spectator streams on this server"
+                    " already",
+                )
+            if _full(self._addresses, address, self.spectators_per_address):
+                raise errors.resource_exhausted(
+                    errors.Reason.ADDRESS_STREAM_LIMIT,
+                    f"this address has {self.spectators_per_address} spectator streams open on"
+                    " this server already",
+                )
+            self._spectators[game_id] += 1
+            self._addresses[address] += 1
+        else:
+            if _full(self._seats, (game_id, credential), self.streams_per_seat):
+                raise errors.resource_exhausted(
+                    errors.Reason.SEAT_STREAM_LIMIT,
+                    f"this seat has {self.streams_per_seat} streams open on this server already:"
+                    " close one (a stream the client lost ends when the server notices)",
+                )
+            self._seats[(game_id, credential)] += 1
+        self._games[game_id] += 1
+        return Stream(game_id, credential, address)
+
+    def leave(self, stream: Stream) -> None:
+        _drop(self._games, stream.game_id)
+        if stream.credential is None:
+            _drop(self._spectators, stream.game_id)
+            _drop(self._addresses, stream.address)
+        else:
+            _drop(self._seats, (stream.game_id, stream.credential))
 
     def count(self, game_id: str) -> int:
-        return self._counts.get(game_id, 0)
+        """The streams of `game_id` here, seats' and spectators'."""
+        return self._games.get(game_id, 0)
 
-    def leave(self, game_id: str) -> None:
-        self._counts[game_id] -= 1
-        if self._counts[game_id] <= 0:
-            del self._counts[game_id]
+
+def _full(counts: Mapping[K, int], key: K, limit: int) -> bool:
+    return limit > 0 and counts.get(key, 0) >= limit
+
+
+def _drop(counts: dict[K, int], key: K) -> None:
+    counts[key] -= 1
+    if counts[key] <= 0:
+        del counts[key]

@@ -311,6 +311,8 @@ def game_record(game: LoadedGame, entries: list[bytes]) -> pb.GetGameRecordRespo
     record.setup.seed = setup.seed
     record.setup.display_names.extend(stored.display_names)
     record.setup.player_ids.extend(player_ids(stored, setup.seats))
+    if stored.spectators_off:
+        record.setup.spectators = pb.SPECTATORS_OFF
     getattr(record.setup, game.engine.game_type).CopyFrom(setup.options)
     for entry in entries:
         logged = LoggedMove.FromString(entry)
@@ -346,6 +348,7 @@ def _rematch_of(old: LoadedGame) -> LoadedGame:
         create_time_ms=lobby.now_ms(),
         rematch_of=old.game_id,
         bot_levels=before.bot_levels,
+        spectators_off=before.spectators_off,
     )
     if before.clock.seconds:
         stored.clock.seconds = before.clock.seconds

@@ -1,4 +1,5 @@
-"""The bound on the work one process accepts: calls in flight and open watch streams.
+"""The bound on the work one process accepts: calls in flight, and open watch streams (the
+seats' and the spectators' apart).
 
 A call beyond a bound is refused at once, before it reads the store or decodes a credential,
 with UNAVAILABLE, reason OVERLOADED and a RetryInfo (docs/api.md). Refusing is cheap, so a
@@ -88,7 +89,18 @@ class Overload:
     """The two bounds of one process: short calls, and watch streams (long-lived, so counted
     apart: a process may hold many more idle streams than it can run calls at once)."""
 
-    def __init__(self, max_calls: int, max_watch_streams: int) -> None:
+    def __init__(
+        self, max_calls: int, max_watch_streams: int, max_spectator_streams: int = 0
+    ) -> None:
         self.calls = Bound("calls", max_calls, CALL_RETRY_SECONDS)
         self.watch_streams = Bound("watch streams", max_watch_streams, WATCH_RETRY_SECONDS)
+        # Spectators' streams apart from the seats': a crowd of spectators never takes a seat's.
+        self.spectator_streams = Bound(
+            "spectator streams", max_spectator_streams, WATCH_RETRY_SECONDS
+        )
         metrics.IN_FLIGHT.set_function(lambda: self.calls.current)
+
+    def streams(self, with_credential: bool) -> Bound:
+        """The bound a new stream counts against: the seats' (a call with a credential, which
+        is checked later) or the spectators'."""
+        return self.watch_streams if with_credential else self.spectator_streams

@@ -117,7 +117,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         # guessing them is limited like calls without one (each guess costs a store read).
         self._refused = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
         self._states = RecentStates(settings.state_cache_size)
-        self.overload = overload.Overload(settings.max_calls_in_flight, settings.max_watch_streams)
+        self.overload = overload.Overload(
+            settings.max_calls_in_flight,
+            settings.max_watch_streams,
+            settings.max_spectator_streams,
+        )
         self._writes = GameWrites(store, settings, self._states)
         self._watchers = self._writes.watchers
         self._notifications = self._writes.notifications
@@ -228,6 +232,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         for player in players:
             lobby.check_player_id(player, "player_ids")
         levels = self._check_bot_levels(request, call)
+        if request.spectators not in pb.Spectators.values():
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_SPECTATORS,
+                "spectators",
+                "spectators is SPECTATORS_ALLOWED, SPECTATORS_OFF or unset",
+            )
         clock = clocks.check(request.clock if request.HasField("clock") else None)
         _check_request_id(request.request_id)
         digest = moves.digest_of(request.SerializeToString(deterministic=True))
@@ -270,6 +280,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             create_time_ms=lobby.now_ms(),
             bot_levels=levels,
             clock=clock,
+            spectators_off=request.spectators == pb.SPECTATORS_OFF,
         )
         game_id = secrets.token_hex(12)
         call.game = game_id
@@ -308,6 +319,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             or request.public
             or request.bot_levels
             or request.HasField("clock")
+            or request.spectators
         ):
             raise errors.invalid_argument(
                 errors.Reason.INVALID_REMATCH,
@@ -589,12 +601,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> AsyncIterator[pb.WatchGameResponse | bytes]:
         """A watch stream's or a session's messages, within the game's bound of streams here,
         ended with WATCH_TOO_SLOW when its client stops reading (`_Cutoff`)."""
-        if not self._watchers.enter(game_id):
-            raise errors.resource_exhausted(
-                errors.Reason.WATCHER_LIMIT,
-                f"this game has {self._settings.max_watchers_per_game} watch streams on this"
-                " server already",
-            )
+        stream = self._watchers.enter(game_id, call.token, peer_address(context.peer()))
         cutoff = _Cutoff(context, call)
         try:
             async for response in self._watch(game_id, since, cutoff, call, session):
@@ -607,7 +614,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     # context cannot end it from another task: it ends here.
                     raise cutoff.error
         finally:
-            self._watchers.leave(game_id)
+            self._watchers.leave(stream)
 
     async def _watch(
         self,

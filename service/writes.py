@@ -23,7 +23,7 @@ from croupier.service.games import (
     open_seats,
     player_ids,
 )
-from croupier.service.limits import WatcherCount
+from croupier.service.limits import StreamCount
 from croupier.service.recent_states import RecentStates
 from croupier.service.store import (
     Commit,
@@ -49,7 +49,11 @@ class GameWrites:
         self.store = store
         self.settings = settings
         self.states = states
-        self.watchers = WatcherCount(settings.max_watchers_per_game)
+        self.watchers = StreamCount(
+            settings.max_watchers_per_game,
+            settings.max_streams_per_address,
+            settings.max_streams_per_seat,
+        )
         self.notifications = RecentNotifications()
         # The game each game's watch streams opened on, while one of them holds it.
         self._opened: weakref.WeakValueDictionary[str, LoadedGame] = weakref.WeakValueDictionary()

@@ -40,6 +40,9 @@ def started_args(args: argparse.Namespace) -> tuple[str, ...]:
         per_game = -(-watchers // args.watch_games) + 1
         extra += ["--max-watch-streams", str(max(5_000, watchers + 100))]
         extra += ["--max-watchers-per-game", str(max(100, per_game))]
+        # Its streams come from one address, several per seat, and spectators among them.
+        extra += ["--max-spectator-streams", str(max(2_000, watchers + 100))]
+        extra += ["--max-streams-per-address", "0", "--max-streams-per-seat", "0"]
     if getattr(args, "bot_games", None):
         extra += ["--operator-key", BENCH_OPERATOR_KEY]  # every seat a bot needs it
     if getattr(args, "table", False):

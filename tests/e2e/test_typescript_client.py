@@ -121,7 +121,8 @@ def test_typescript_client_retries_overloaded_calls(typescript: Path) -> None:
         LocalServer(
             store.url,
             extra_args=(
-                "--max-calls-in-flight", "1", "--max-watch-streams", "1", "--store-timeout", "60",
+                "--max-calls-in-flight", "1", "--max-watch-streams", "1",
+                "--max-spectator-streams", "1", "--store-timeout", "60",
                 "--rate-limit", "0", "--metrics-port", str(metrics_port),
             ),
             env={"CROUPIER_ANONYMOUS_RATE_LIMIT": "0"},

@@ -184,7 +184,9 @@ def test_every_call_of_a_burst_is_answered_or_refused_with_a_reason(
             store.url,
             extra_args=(
                 "--max-calls-in-flight", str(MAX_CALLS),
-                "--max-watch-streams", str(MAX_WATCH_STREAMS),
+                # The burst's streams are spectators': their bound is the one under test.
+                "--max-spectator-streams", str(MAX_WATCH_STREAMS),
+                "--max-streams-per-address", "0",
                 "--max-watchers", "0",  # per game: not the bound under test
                 "--rate-limit", "0",
                 "--store-timeout", "60",  # Redis is stopped for a while, on purpose
@@ -229,7 +231,7 @@ def test_every_call_of_a_burst_is_answered_or_refused_with_a_reason(
     # ...and logged them sampled: at most one line a second per bound, with the counts.
     sampled = [line for line in lines if line["event"] == "overloaded"]
     assert sum(line["refused"] for line in sampled) == sum(overloaded.values())
-    for kind in ("calls", "watch streams"):
+    for kind in ("calls", "spectator streams"):
         of_kind = [line for line in sampled if line["kind"] == kind]
         assert 1 <= len(of_kind) <= elapsed + 2, f"{len(of_kind)} {kind} lines in {elapsed:.1f} s"
     rpc_lines = [line for line in lines if line["event"] == "rpc"]
@@ -294,6 +296,7 @@ def _held_server(store: EmbeddedRedis, metrics_port: int) -> LocalServer:
         extra_args=(
             "--max-calls-in-flight", "1",
             "--max-watch-streams", "1",
+            "--max-spectator-streams", "1",
             "--store-timeout", "60",
             "--rate-limit", "0",
             "--metrics-port", str(metrics_port),

@@ -218,6 +218,8 @@ def run_session_burst(fired: int, max_streams: int, watches: int, label: str) ->
             1,
             "--max-watch-streams", str(max_streams),
             "--max-watchers", "0",  # per game: not the bound under test
+            "--max-streams-per-address", "0",  # the held spectators all come from here
+            "--max-streams-per-seat", "0",  # thousands of sessions share a few seats here
             "--rate-limit", "0",  # per credential: many sessions share one here
             "--metrics-port", str(metrics_port),
         ) as (server,),
@@ -228,8 +230,9 @@ def run_session_burst(fired: int, max_streams: int, watches: int, label: str) ->
     unexpected = set(outcomes) - {("OK", ""), ("UNAVAILABLE", "OVERLOADED")}
     assert not unexpected, f"sessions neither answered nor refused with a reason: {outcomes}"
     ok, refused = outcomes[("OK", "")], outcomes[("UNAVAILABLE", "OVERLOADED")]
-    # Every session took a slot of the bound the held WatchGame streams left, and kept it.
-    assert ok == max_streams - watches
+    # The held WatchGame streams are spectators', counted apart: every slot of the seats'
+    # bound went to a session, and each kept it.
+    assert ok == max_streams
     assert refused == fired - ok
     assert gauges["sessions_open"] == ok
     assert gauges["watch_streams_open"] == watches
@@ -248,8 +251,9 @@ def run_session_burst(fired: int, max_streams: int, watches: int, label: str) ->
 
 def test_a_burst_of_sessions_is_answered_or_refused_with_a_retry_delay() -> None:
     """3,000 sessions opened at once over a few channels at a server that keeps at most 1,000
-    watch streams, 200 of them WatchGame streams held open: 800 sessions have their first
-    update, the other 2,200 are refused UNAVAILABLE / OVERLOADED with a retry delay. A refused
+    seats' streams, beside 200 spectators' WatchGame streams held open (counted apart, so they
+    take no seat's slot): 1,000 sessions have their first update, the other 2,000 are refused
+    UNAVAILABLE / OVERLOADED with a retry delay. A refused
     session is answered once its `start` has come (service/calls.py): a grpc.aio client, as
     here, whose `start` is written after the refusal came back reports INTERNAL otherwise, the
     refusal lost."""

@@ -36,9 +36,10 @@ def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # The shared servers answer the anonymous calls (reads, spectators' streams) of every test on
-# a worker, all from one address: on a fast machine more than the default 100 a second. The
-# limits are tested on servers of their own (test_access.py, test_security_limits.py).
-UNLIMITED = ("--anonymous-rate-limit", "0")
+# a worker, all from one address: on a fast machine more than the default 100 a second, and
+# more spectator streams at once than one address may hold by default. The limits are tested
+# on servers of their own (test_access.py, test_security_limits.py, test_stream_budgets.py).
+UNLIMITED = ("--anonymous-rate-limit", "0", "--max-streams-per-address", "0")
 
 
 @pytest.fixture(scope="session")

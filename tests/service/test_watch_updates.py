@@ -23,7 +23,7 @@ from croupier.service.games import (
     _varint,
     notification_head,
 )
-from croupier.service.limits import WatcherCount
+from croupier.service.limits import StreamCount
 from croupier.v1.game_service_pb2 import (
     GAME_STATUS_ACTIVE,
     ApplyMoveResponse,
@@ -214,13 +214,18 @@ def test_the_shared_fields_are_filled_in_two_parts_either_side_of_the_seat(game_
 
 
 def test_the_streams_a_game_has_here_are_counted_as_they_come_and_go() -> None:
-    """What the servicer gives `RecentNotifications.decode` for a game: its open streams."""
-    watchers = WatcherCount(limit=0)
+    """What the servicer gives `RecentNotifications.decode` for a game: its open streams,
+    seats' and spectators' together."""
+    watchers = StreamCount(0, 0, 0)
     assert watchers.count("g") == 0
-    assert watchers.enter("g") and watchers.enter("g") and watchers.enter("h")
+    streams = [
+        watchers.enter("g", None, "a"),
+        watchers.enter("g", "cs_1", "a"),
+        watchers.enter("h", None, "b"),
+    ]
     assert (watchers.count("g"), watchers.count("h")) == (2, 1)
-    watchers.leave("g")
-    watchers.leave("h")
+    watchers.leave(streams[0])
+    watchers.leave(streams[2])
     assert (watchers.count("g"), watchers.count("h")) == (1, 0)
 
 

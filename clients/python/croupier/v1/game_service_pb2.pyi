@@ -27,6 +27,30 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _Spectators:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SpectatorsEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Spectators.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SPECTATORS_UNSPECIFIED: _Spectators.ValueType  # 0
+    """The default: SPECTATORS_ALLOWED."""
+    SPECTATORS_ALLOWED: _Spectators.ValueType  # 1
+    """Anyone who knows the game's name sees its public view."""
+    SPECTATORS_OFF: _Spectators.ValueType  # 2
+    """Seats only: a call without a credential is refused (PERMISSION_DENIED, SPECTATORS_OFF)."""
+
+class Spectators(_Spectators, metaclass=_SpectatorsEnumTypeWrapper):
+    """Who may follow a game without a seat: GetGame and WatchGame without a credential."""
+
+SPECTATORS_UNSPECIFIED: Spectators.ValueType  # 0
+"""The default: SPECTATORS_ALLOWED."""
+SPECTATORS_ALLOWED: Spectators.ValueType  # 1
+"""Anyone who knows the game's name sees its public view."""
+SPECTATORS_OFF: Spectators.ValueType  # 2
+"""Seats only: a call without a credential is refused (PERMISSION_DENIED, SPECTATORS_OFF)."""
+Global___Spectators: _TypeAlias = Spectators  # noqa: Y015
+
 class _TimeoutPolicy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -100,6 +124,7 @@ class CreateGameRequest(_message.Message):
     REMATCH_OF_FIELD_NUMBER: _builtins.int
     BOT_LEVELS_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
+    SPECTATORS_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """Number of seats (players)."""
     seed: _builtins.int
@@ -122,9 +147,11 @@ class CreateGameRequest(_message.Message):
     """Optional: the name of a finished game to play again: same type, options, seats, player ids
     and display names, a new seed; each seat keeps its credential of that game. Allowed to any
     seat of that game or to the operator; the other fields must then be left unset (the
-    options oneof, seats, display names, seed, player ids, open_seats, public). Made once:
-    later calls return the same rematch (with no credentials).
+    options oneof, seats, display names, seed, player ids, open_seats, public, spectators).
+    Made once: later calls return the same rematch (with no credentials).
     """
+    spectators: Global___Spectators.ValueType
+    """Who may follow the game without a seat (unset: SPECTATORS_ALLOWED)."""
     @_builtins.property
     def whats_your_name(self) -> _whats_your_name_pb2.WhatsYourNameOptions:
         """What's Your Name? (2-6 seats)."""
@@ -192,10 +219,11 @@ class CreateGameRequest(_message.Message):
         rematch_of: _builtins.str = ...,
         bot_levels: _abc.Iterable[_builtins.str] | None = ...,
         clock: Global___Clock | None = ...,
+        spectators: Global___Spectators.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "one_card", b"one_card", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_levels", b"bot_levels", "clock", b"clock", "display_names", b"display_names", "one_card", b"one_card", "open_seats", b"open_seats", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch_of", b"rematch_of", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_levels", b"bot_levels", "clock", b"clock", "display_names", b"display_names", "one_card", b"one_card", "open_seats", b"open_seats", "options", b"options", "pig_mau_mau", b"pig_mau_mau", "player_ids", b"player_ids", "public", b"public", "rematch_of", b"rematch_of", "request_id", b"request_id", "seats", b"seats", "seed", b"seed", "spectators", b"spectators", "trinity", b"trinity", "vampire_queen", b"vampire_queen", "whats_your_name", b"whats_your_name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

@@ -26,7 +26,7 @@ from croupier.v1 import game_service_pb2 as croupier_dot_v1_dot_game__service__p
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/storage.proto\x12\x0b\x63roupier.v1\x1a\x1e\x63roupier/v1/game_service.proto\x1a\x19google/protobuf/any.proto\"\x86\x03\n\nStoredGame\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x15\n\rdisplay_names\x18\x02 \x03(\t\x12\x19\n\x11\x63redential_hashes\x18\x03 \x03(\x0c\x12\x12\n\nmove_count\x18\x04 \x01(\x03\x12\x12\n\nplayer_ids\x18\x05 \x03(\t\x12\x16\n\x0ejoin_code_hash\x18\x06 \x01(\x0c\x12\x0e\n\x06public\x18\x07 \x01(\x08\x12\x16\n\x0e\x63reate_time_ms\x18\x08 \x01(\x03\x12\x0f\n\x07rematch\x18\t \x01(\t\x12\x12\n\nrematch_of\x18\n \x01(\t\x12\x12\n\nbot_levels\x18\x1f \x03(\t\x12\'\n\x05\x63lock\x18  \x01(\x0b\x32\x18.croupier.v1.StoredClock\x12#\n\x05state\x18! \x01(\x0b\x32\x14.google.protobuf.AnyJ\x04\x08\x0b\x10\x1fR\x0fwhats_your_nameR\x08one_cardR\x0bpig_mau_mauR\rvampire_queenR\x07trinity\"\xce\x02\n\x0bStoredClock\x12\x0f\n\x07seconds\x18\x01 \x01(\x05\x12\x12\n\non_timeout\x18\x02 \x01(\x05\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x03 \x03(\x03\x12\x10\n\x08timeouts\x18\x04 \x01(\x03\x12\x15\n\rabandon_after\x18\x05 \x01(\x05\x12\x0f\n\x07\x62\x61nk_ms\x18\x06 \x01(\x03\x12\x10\n\x08\x62\x61nks_ms\x18\x07 \x03(\x03\x12\x12\n\nstarted_ms\x18\x08 \x03(\x03\x12\x1c\n\x14\x63onsecutive_timeouts\x18\t \x03(\x05\x12\x0c\n\x04\x61way\x18\n \x03(\x08\x12\x1b\n\x0e\x66orfeited_seat\x18\x0b \x01(\x05H\x00\x88\x01\x01\x12\x1b\n\x13\x66orfeit_deadline_ms\x18\x0c \x01(\x03\x12\x18\n\x10\x66orfeit_fired_ms\x18\r \x01(\x03\x12\x12\n\nindexed_ms\x18\x0e \x01(\x03\x42\x11\n\x0f_forfeited_seat\"\x83\x01\n\nLoggedMove\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.croupier.v1.Move\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12\x1b\n\x13timeout_deadline_ms\x18\x04 \x01(\x03\x12\x18\n\x10timeout_fired_ms\x18\x05 \x01(\x03\"`\n\x0e\x41udiencedEvent\x12\"\n\x06public\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Event\x12*\n\x07private\x18\x02 \x03(\x0b\x32\x19.croupier.v1.PrivateEvent\"?\n\x0cPrivateEvent\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12!\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x12.croupier.v1.Event\"w\n\x10MoveNotification\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12%\n\x04game\x18\x02 \x01(\x0b\x32\x17.croupier.v1.StoredGame\x12+\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x1b.croupier.v1.AudiencedEvent\"=\n\x11IdempotencyRecord\x12\x16\n\x0erequest_digest\x18\x01 \x01(\x0c\x12\x10\n\x08response\x18\x02 \x01(\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/storage.proto\x12\x0b\x63roupier.v1\x1a\x1e\x63roupier/v1/game_service.proto\x1a\x19google/protobuf/any.proto\"\x9e\x03\n\nStoredGame\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x15\n\rdisplay_names\x18\x02 \x03(\t\x12\x19\n\x11\x63redential_hashes\x18\x03 \x03(\x0c\x12\x12\n\nmove_count\x18\x04 \x01(\x03\x12\x12\n\nplayer_ids\x18\x05 \x03(\t\x12\x16\n\x0ejoin_code_hash\x18\x06 \x01(\x0c\x12\x0e\n\x06public\x18\x07 \x01(\x08\x12\x16\n\x0e\x63reate_time_ms\x18\x08 \x01(\x03\x12\x0f\n\x07rematch\x18\t \x01(\t\x12\x12\n\nrematch_of\x18\n \x01(\t\x12\x12\n\nbot_levels\x18\x1f \x03(\t\x12\'\n\x05\x63lock\x18  \x01(\x0b\x32\x18.croupier.v1.StoredClock\x12#\n\x05state\x18! \x01(\x0b\x32\x14.google.protobuf.Any\x12\x16\n\x0espectators_off\x18\" \x01(\x08J\x04\x08\x0b\x10\x1fR\x0fwhats_your_nameR\x08one_cardR\x0bpig_mau_mauR\rvampire_queenR\x07trinity\"\xce\x02\n\x0bStoredClock\x12\x0f\n\x07seconds\x18\x01 \x01(\x05\x12\x12\n\non_timeout\x18\x02 \x01(\x05\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x03 \x03(\x03\x12\x10\n\x08timeouts\x18\x04 \x01(\x03\x12\x15\n\rabandon_after\x18\x05 \x01(\x05\x12\x0f\n\x07\x62\x61nk_ms\x18\x06 \x01(\x03\x12\x10\n\x08\x62\x61nks_ms\x18\x07 \x03(\x03\x12\x12\n\nstarted_ms\x18\x08 \x03(\x03\x12\x1c\n\x14\x63onsecutive_timeouts\x18\t \x03(\x05\x12\x0c\n\x04\x61way\x18\n \x03(\x08\x12\x1b\n\x0e\x66orfeited_seat\x18\x0b \x01(\x05H\x00\x88\x01\x01\x12\x1b\n\x13\x66orfeit_deadline_ms\x18\x0c \x01(\x03\x12\x18\n\x10\x66orfeit_fired_ms\x18\r \x01(\x03\x12\x12\n\nindexed_ms\x18\x0e \x01(\x03\x42\x11\n\x0f_forfeited_seat\"\x83\x01\n\nLoggedMove\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.croupier.v1.Move\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12\x1b\n\x13timeout_deadline_ms\x18\x04 \x01(\x03\x12\x18\n\x10timeout_fired_ms\x18\x05 \x01(\x03\"`\n\x0e\x41udiencedEvent\x12\"\n\x06public\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Event\x12*\n\x07private\x18\x02 \x03(\x0b\x32\x19.croupier.v1.PrivateEvent\"?\n\x0cPrivateEvent\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12!\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x12.croupier.v1.Event\"w\n\x10MoveNotification\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12%\n\x04game\x18\x02 \x01(\x0b\x32\x17.croupier.v1.StoredGame\x12+\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x1b.croupier.v1.AudiencedEvent\"=\n\x11IdempotencyRecord\x12\x16\n\x0erequest_digest\x18\x01 \x01(\x0c\x12\x10\n\x08response\x18\x02 \x01(\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,17 +34,17 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.storage_pb2', _
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_STOREDGAME']._serialized_start=102
-  _globals['_STOREDGAME']._serialized_end=492
-  _globals['_STOREDCLOCK']._serialized_start=495
-  _globals['_STOREDCLOCK']._serialized_end=829
-  _globals['_LOGGEDMOVE']._serialized_start=832
-  _globals['_LOGGEDMOVE']._serialized_end=963
-  _globals['_AUDIENCEDEVENT']._serialized_start=965
-  _globals['_AUDIENCEDEVENT']._serialized_end=1061
-  _globals['_PRIVATEEVENT']._serialized_start=1063
-  _globals['_PRIVATEEVENT']._serialized_end=1126
-  _globals['_MOVENOTIFICATION']._serialized_start=1128
-  _globals['_MOVENOTIFICATION']._serialized_end=1247
-  _globals['_IDEMPOTENCYRECORD']._serialized_start=1249
-  _globals['_IDEMPOTENCYRECORD']._serialized_end=1310
+  _globals['_STOREDGAME']._serialized_end=516
+  _globals['_STOREDCLOCK']._serialized_start=519
+  _globals['_STOREDCLOCK']._serialized_end=853
+  _globals['_LOGGEDMOVE']._serialized_start=856
+  _globals['_LOGGEDMOVE']._serialized_end=987
+  _globals['_AUDIENCEDEVENT']._serialized_start=989
+  _globals['_AUDIENCEDEVENT']._serialized_end=1085
+  _globals['_PRIVATEEVENT']._serialized_start=1087
+  _globals['_PRIVATEEVENT']._serialized_end=1150
+  _globals['_MOVENOTIFICATION']._serialized_start=1152
+  _globals['_MOVENOTIFICATION']._serialized_end=1271
+  _globals['_IDEMPOTENCYRECORD']._serialized_start=1273
+  _globals['_IDEMPOTENCYRECORD']._serialized_end=1334
 # @@protoc_insertion_point(module_scope)

@@ -39,6 +39,7 @@ class StoredGame(_message.Message):
     BOT_LEVELS_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
+    SPECTATORS_OFF_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """The game id: it picks the engine, whose state message `state` holds."""
     move_count: _builtins.int
@@ -53,6 +54,8 @@ class StoredGame(_message.Message):
     """The id of this game's rematch, once made."""
     rematch_of: _builtins.str
     """The id of the game this one is the rematch of."""
+    spectators_off: _builtins.bool
+    """Seats only: calls without a credential are refused (CreateGameRequest.spectators)."""
     @_builtins.property
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names, one per seat."""
@@ -100,10 +103,11 @@ class StoredGame(_message.Message):
         bot_levels: _abc.Iterable[_builtins.str] | None = ...,
         clock: Global___StoredClock | None = ...,
         state: _any_pb2.Any | None = ...,
+        spectators_off: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_levels", b"bot_levels", "clock", b"clock", "create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_levels", b"bot_levels", "clock", b"clock", "create_time_ms", b"create_time_ms", "credential_hashes", b"credential_hashes", "display_names", b"display_names", "game_type", b"game_type", "join_code_hash", b"join_code_hash", "move_count", b"move_count", "player_ids", b"player_ids", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "spectators_off", b"spectators_off", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
