@@ -32,10 +32,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import grpc
+from google.protobuf import __version__ as protobuf_version
 
 from croupier.messages import GAME_TYPES
 from croupier.service.bench.bot_seats import run_bot_seats_bench
@@ -224,9 +230,37 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cpu_model() -> str | None:
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on, written with every report: the CPU, how many the
+    machine has, the system and Python, and the load average (1, 5 and 15 minutes) before the
+    run, which shows whether other work shared the machine."""
+    return {
+        "cpu": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "system": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "grpcio": grpc.__version__,
+        "protobuf": protobuf_version,
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = _parser()
     args = parser.parse_args(argv)
+    command = shlex.join(["croupier-bench", *(sys.argv[1:] if argv is None else argv)])
+    measured_on = machine()
     if args.games is None:
         args.games = 32 if args.table else 1000
     if args.target and (args.server_cpus or args.redis_cpus):
@@ -264,6 +298,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         report = run_service_bench(args, sys.stdout)
     if args.json:
+        report = {**report, "command": command, "machine": measured_on}
         args.json.write_text(json.dumps(report, indent=2) + "\n")
 
 

@@ -201,7 +201,12 @@ def test_engine_bench_runs_playouts_and_sizes_states(tmp_path: Path) -> None:
             *["--no-rlcard", "--json", str(out)],
         ]
     )
-    entry = json.loads(out.read_text())["engines"]["vampire_queen"]
+    report = json.loads(out.read_text())
+    # Every report names its command and the machine it ran on (docs/results).
+    assert report["command"].startswith("croupier-bench --engines --game vampire_queen")
+    assert report["machine"]["cpu_count"] >= 1
+    assert len(report["machine"]["load_average_before"]) == 3
+    entry = report["engines"]["vampire_queen"]
     assert "error" not in entry
     assert entry["moves_per_s"] > 0
     assert entry["playouts"] >= 1
