@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from croupier.client import Croupier
+from croupier.client import Croupier, Session
 from croupier.human import play_human
 from croupier.local import LocalServer
 from croupier.play import main, options_for, set_option
@@ -244,11 +244,24 @@ def test_options_from_the_command_line() -> None:
 
 
 class OffersAnIllegalMove(Croupier):
-    """A client that lists, first, a pass for every seat: refused when the seat leads."""
+    """A client whose sessions' views list, first, a pass for every seat that may act: refused
+    when the seat leads."""
 
-    def legal_moves(self, name: str, credential: str) -> list[pb.Move]:
+    def session(self, name: str, credential: str, *, since_etag: str = "") -> Session:
+        session = super().session(name, credential, since_etag=since_etag)
+        read = session.next_update
         passing = pb.Move(vampire_queen=VampireQueenMove(pass_turn=VampireQueenMove.Pass()))
-        return [passing, *super().legal_moves(name, credential)]
+
+        def next_update(timeout: float | None = None) -> pb.GameUpdate | None:
+            update = read(timeout)
+            if update is not None and update.view.legal_moves:
+                moves = [passing, *update.view.legal_moves]
+                del update.view.legal_moves[:]
+                update.view.legal_moves.extend(moves)
+            return update
+
+        session.next_update = next_update  # type: ignore[method-assign]
+        return session
 
 
 def test_a_refused_move_prints_the_reason_and_asks_again() -> None:

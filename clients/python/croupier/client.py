@@ -9,8 +9,12 @@ with Croupier("localhost:50051") as croupier:
 from __future__ import annotations
 
 import json
+import threading
 import uuid
+from collections import deque
 from collections.abc import Generator, Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -253,6 +257,16 @@ class Croupier:
         finally:
             stream.cancel()
 
+    def session(self, name: str, credential: str, *, since_etag: str = "") -> Session:
+        """The seat's session of game `name` (PlayGame): one stream that brings the seat's view
+        after every move of any seat, each with the seat's legal moves, and takes its moves.
+
+        `since_etag`: the etag of the last view received on an earlier session or watch; the
+        session then starts with every update made after it instead of the view now, as
+        `watch` does, so nothing is missed. Errors of the stream (a game that does not exist, a
+        refused credential) come from the first read or move."""
+        return Session(self._stub, name, credential, since_etag=since_etag, timeout=self.timeout)
+
     def close(self) -> None:
         self.channel.close()
 
@@ -266,3 +280,210 @@ class Croupier:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """An applied move of a session."""
+
+    etag: str  # the game's etag after the move
+    request_id: str
+    # The update the move made, when it came with the move's outcome, as it usually does; None
+    # when updates of other seats' moves were due first (it then follows among the session's
+    # updates), or when the request id had been applied before. Either way the update is also
+    # among the session's updates, in its place.
+    update: pb.GameUpdate | None
+
+
+class Session:
+    """A seat's PlayGame session (Croupier.session): its updates in order, its moves answered.
+
+    with croupier.session(game.name, credential) as session:
+        for update in session:  # the view now, then the view and events after every move
+            if update.view.legal_moves and not session.pending:
+                session.move(update.view.legal_moves[0])
+
+    A thread of the session reads the stream as it comes, so the server never waits for this
+    seat however long the caller takes between reads (no WATCH_TOO_SLOW); the updates wait
+    here, `pending` of them. Act on the newest (`pending` 0): an older update's legal moves may
+    be refused now. Iteration ends after the update that finishes the game (or once the session
+    is closed); a session that ends with an error raises it as a CroupierError after the updates
+    that came before it. Moves and reads may come from different threads.
+    """
+
+    def __init__(
+        self,
+        stub: GameServiceStub,
+        name: str,
+        credential: str,
+        *,
+        since_etag: str = "",
+        timeout: float | None = 10.0,
+    ) -> None:
+        """`timeout`: how long `move` waits for its outcome."""
+        self.name = name
+        self.timeout = timeout
+        # The view of the last update read (None before the first one).
+        self.view: pb.GameView | None = None
+        self._changed = threading.Condition()
+        self._updates: deque[pb.GameUpdate] = deque()
+        # The moves sent and not yet answered, in the order sent, which is the order of their
+        # outcomes: (request id, where its outcome goes).
+        self._unanswered: deque[tuple[str, Future[MoveResult]]] = deque()
+        self._ended = False
+        self._error: CroupierError | None = None
+        self._closing = False
+        self._requests: deque[pb.PlayGameRequest | None] = deque(
+            [pb.PlayGameRequest(start=pb.PlayGameStart(name=name, since_etag=since_etag))]
+        )
+        self._call: Any = stub.PlayGame(self._sent(), metadata=_metadata(credential))
+        self._reader = threading.Thread(target=self._read, name=f"session {name}", daemon=True)
+        self._reader.start()
+
+    @property
+    def pending(self) -> int:
+        """Updates received and not yet read."""
+        with self._changed:
+            return len(self._updates)
+
+    def next_update(self, timeout: float | None = None) -> pb.GameUpdate | None:
+        """The next update (waiting up to `timeout` seconds, None: as long as it takes; then
+        TimeoutError), or None once the session is over and every update has been read."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._updates or self._ended, timeout):
+                raise TimeoutError(f"no update of {self.name} within {timeout} s")
+            if not self._updates:
+                if self._error is not None:
+                    raise self._error
+                return None
+            update = self._updates.popleft()
+        self.view = update.view
+        return update
+
+    def __iter__(self) -> Iterator[pb.GameUpdate]:
+        while (update := self.next_update()) is not None:
+            yield update
+
+    def send(self, move: Message, *, etag: str = "", request_id: str = "") -> Future[MoveResult]:
+        """Send `move` (a `Move`, or a game's own move message) without waiting: its outcome
+        comes in the future, which raises CroupierError if the move is refused (as `apply`
+        would have been: reason, rule id) or the session ends first. Always sent with a request
+        id (a fresh UUID unless given): send it again with the same id, on this session or
+        another, after an outcome that did not come, and it is applied once."""
+        request_id = request_id or str(uuid.uuid4())
+        outcome: Future[MoveResult] = Future()
+        request = pb.PlayGameRequest(
+            move=pb.PlayGameMove(move=wrap_move(move), etag=etag, request_id=request_id)
+        )
+        with self._changed:
+            if self._ended or self._closing:
+                outcome.set_exception(self._error or _ended_before(request_id))
+                return outcome
+            # Queued together, so that outcomes (which come in the order the moves were sent)
+            # meet their moves whatever the threads that send.
+            self._unanswered.append((request_id, outcome))
+            self._requests.append(request)
+            self._changed.notify_all()
+        return outcome
+
+    def move(self, move: Message, *, etag: str = "", request_id: str = "") -> MoveResult:
+        """Send `move` and wait for its outcome (at most the session's `timeout`): the move
+        applied, or a CroupierError as `apply` raises it (ILLEGAL_MOVE with the rule id,
+        ETAG_MISMATCH with `etag`, ...). DEADLINE_EXCEEDED when no outcome came in time: the
+        move may still be applied; send it again with its `request_id` to learn."""
+        request_id = request_id or str(uuid.uuid4())
+        outcome = self.send(move, etag=etag, request_id=request_id)
+        try:
+            return outcome.result(self.timeout)
+        except TimeoutError:
+            raise CroupierError(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                "DEADLINE_EXCEEDED",
+                f"no outcome of move {request_id} within {self.timeout} s",
+            ) from None
+
+    def close(self) -> None:
+        """End the session: the server answers the moves already sent, then the stream ends
+        (cancelled if that takes longer than `timeout`). Updates not yet read are dropped."""
+        with self._changed:
+            self._closing = True
+            self._requests.append(None)  # closes this side of the stream
+            self._changed.notify_all()
+        if threading.current_thread() is not self._reader:
+            self._reader.join(self.timeout)
+        self._call.cancel()
+        with self._changed:
+            self._updates.clear()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _sent(self) -> Iterator[pb.PlayGameRequest]:
+        """The client's side of the stream, which gRPC reads from a thread of its own."""
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._requests)
+                request = self._requests.popleft()
+            if request is None:
+                return
+            yield request
+
+    def _read(self) -> None:
+        error: CroupierError | None = None
+        try:
+            for response in self._call:
+                if response.HasField("update"):
+                    # Before the outcome is answered: a caller back from `move` finds the
+                    # update its move made among the pending ones.
+                    with self._changed:
+                        self._updates.append(response.update)
+                        self._changed.notify_all()
+                if response.HasField("outcome"):
+                    update = response.update if response.HasField("update") else None
+                    self._answer(response.outcome, update)
+        except grpc.RpcError as rpc_error:
+            if not (self._closing and rpc_error.code() == grpc.StatusCode.CANCELLED):
+                error = CroupierError.from_rpc_error(rpc_error)
+        except CroupierError as broken:  # an outcome that answers no move sent
+            error = broken
+            self._call.cancel()
+        with self._changed:
+            self._ended = True
+            self._error = error
+            unanswered = list(self._unanswered)
+            self._unanswered.clear()
+            self._requests.append(None)  # ends gRPC's reading of `_sent`, if still reading
+            self._changed.notify_all()
+        for request_id, outcome in unanswered:
+            outcome.set_exception(error or _ended_before(request_id))
+
+    def _answer(self, answer: pb.MoveOutcome, update: pb.GameUpdate | None) -> None:
+        with self._changed:
+            request_id, outcome = self._unanswered[0] if self._unanswered else ("", None)
+            if outcome is None or answer.request_id != request_id:
+                raise CroupierError(
+                    grpc.StatusCode.INTERNAL,
+                    "INTERNAL",
+                    f"the session answered move {answer.request_id!r}, not {request_id!r}",
+                )
+            self._unanswered.popleft()
+        if answer.status.code:
+            outcome.set_exception(CroupierError.from_status(answer.status))
+        else:
+            outcome.set_result(MoveResult(answer.etag, answer.request_id, update))
+
+
+def _ended_before(request_id: str) -> CroupierError:
+    return CroupierError(
+        grpc.StatusCode.CANCELLED,
+        "CANCELLED",
+        f"the session ended before the outcome of move {request_id}",
+    )

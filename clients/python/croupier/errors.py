@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import grpc
-from google.rpc import error_details_pb2
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 @dataclass
@@ -27,11 +31,23 @@ class CroupierError(Exception):
     @classmethod
     def from_rpc_error(cls, error: grpc.RpcError) -> CroupierError:
         call: grpc.Call = error
-        code = call.code()
-        message = call.details() or ""
-        reason, rule_id, metadata, violations = "", None, {}, []
         status = rpc_status.from_call(call)
-        for detail in status.details if status is not None else ():
+        details = status.details if status is not None else ()
+        return cls._of(call.code(), call.details() or "", details)
+
+    @classmethod
+    def from_status(cls, status: status_pb2.Status) -> CroupierError:
+        """A refusal the service sent inside a message rather than as a call's status: a
+        session's MoveOutcome (the same status ApplyMove would have ended with)."""
+        code = _CODES.get(status.code, grpc.StatusCode.UNKNOWN)
+        return cls._of(code, status.message, status.details)
+
+    @classmethod
+    def _of(
+        cls, code: grpc.StatusCode, message: str, details: Iterable[any_pb2.Any]
+    ) -> CroupierError:
+        reason, rule_id, metadata, violations = "", None, {}, []
+        for detail in details:
             if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)

@@ -14,23 +14,25 @@ Who acts when:
   is asked again after it.
 
 Every move, the person's and the bots', is printed as in `croupier-play`'s transcript, with the
-events as the person's seat sees them (read from a WatchGame stream with the person's
-credential), so the bots' hands and draws stay hidden.
+events as the person's seat sees them (read from the person's session), so the bots' hands and
+draws stay hidden. Each seat plays through a PlayGame session of its own, its moves chosen from
+its view's legal moves.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
 from google.protobuf.message import Message
 
 from croupier.bots import RandomBot, new_seed
-from croupier.client import Croupier
+from croupier.client import Croupier, MoveResult, Session
 from croupier.errors import CroupierError
 from croupier.render import describe_event, describe_move, describe_seat, describe_table
+from croupier.seats import UPDATE_TIMEOUT, SessionSeats
 from croupier.v1 import game_service_pb2 as pb
 
 MAX_MOVES = 50_000
@@ -57,43 +59,28 @@ Choice = int | _Quit | _LetOthersAct
 
 
 class _Watch:
-    """The person's WatchGame stream: the view after every move and the events as their seat
-    sees them."""
+    """The person's session as the screen reads it: the view after every move and the events
+    as their seat sees them."""
 
-    def __init__(self, croupier: Croupier, name: str, credential: str) -> None:
-        self._croupier = croupier
-        self._name = name
-        self._credential = credential
-        self._stream: Iterator[pb.WatchGameResponse] = croupier.watch(name, credential)
-        self.view = next(self._stream).view
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        first = session.next_update(UPDATE_TIMEOUT)
+        if first is None:
+            raise RuntimeError(f"{session.name}: the session ended before its first view")
+        self.view = first.view
 
-    def follow(self, move_count: int, game: str, names: Sequence[str]) -> list[str]:
-        """Read up to the view after move `move_count`; the lines of the events seen."""
+    def follow(self, etag: str, game: str, names: Sequence[str]) -> list[str]:
+        """Read up to the view at `etag` (a move's); the lines of the events seen."""
         lines: list[str] = []
-        while self.view.move_count < move_count:
-            try:
-                response = next(self._stream, None)
-            except CroupierError as error:
-                if error.reason != "WATCH_TOO_SLOW":
-                    raise
-                # The person took long enough for the server to end the stream: resume it.
-                self._stream = self._croupier.watch(
-                    self._name, self._credential, since_etag=self.view.etag
-                )
-                continue
-            if response is None:  # the stream ended with the game: read the final view
-                self.view = self._croupier.get(self._name, self._credential)
+        while self.view.etag != etag:
+            update = self._session.next_update(UPDATE_TIMEOUT)
+            if update is None:  # the session ended with the game, after its final view
                 break
             lines += [
-                line for event in response.events for line in describe_event(game, event, names)
+                line for event in update.events for line in describe_event(game, event, names)
             ]
-            self.view = response.view
+            self.view = update.view
         return lines
-
-    def close(self) -> None:
-        close = getattr(self._stream, "close", None)
-        if close is not None:
-            close()
 
 
 def _ask(inp: TextIO, out: TextIO, count: int, may_wait: bool) -> Choice:
@@ -224,8 +211,8 @@ def play_human(
     print(f"{game}: {players} players ({', '.join(names)}), seed {shown}", file=out)
     print(f"You play {names[human]} (seat {human}); the other seats are bots.", file=out)
     print(HELP, file=out)
-    watch = _Watch(croupier, created.name, credentials[human])
-    try:
+    with SessionSeats(croupier, created.name, credentials) as seats:
+        watch = _Watch(seats[human])
         for _ in range(MAX_MOVES):
             view = watch.view
             if view.HasField("result"):
@@ -233,24 +220,20 @@ def play_human(
             active = list(view.active_seats)
             bots = [seat for seat in active if seat != human]
             if human in active:
-                choice = _human_turn(
-                    croupier, created.name, credentials[human], view, names, bots, inp, out
-                )
+                choice = _human_turn(seats[human], view, names, bots, inp, out)
                 if isinstance(choice, _Quit):
                     print("You left the table; the game is not finished.", file=out)
                     return None
-                if isinstance(choice, pb.ApplyMoveResponse):
-                    _print_move(watch, choice, game, names, human, out)
+                if isinstance(choice, MoveResult):
+                    _print_move(watch, choice.etag, game, names, human, out)
                     continue
             if not bots:
                 raise RuntimeError(f"no seat may move in {created.name}, yet it is not over")
             seat = bot.choose(bots)
-            move = bot.choose(croupier.legal_moves(created.name, credentials[seat]))
-            response = croupier.apply(created.name, credentials[seat], move)
-            _print_move(watch, response, game, names, seat, out)
+            move = bot.choose(seats.legal_moves(seat, view.move_count))
+            update = seats.move(seat, move)
+            _print_move(watch, update.view.etag, game, names, seat, out)
         view = watch.view
-    finally:
-        watch.close()
     table = describe_table(view)
     if table:
         print(table, file=out)
@@ -262,32 +245,31 @@ def play_human(
 
 def _print_move(
     watch: _Watch,
-    response: pb.ApplyMoveResponse,
+    etag: str,
     game: str,
     names: Sequence[str],
     seat: int,
     out: TextIO,
 ) -> None:
-    count = response.view.move_count
-    lines = watch.follow(count, game, names)
+    """Print the move that made the game's etag `etag`, with the moves before it that the
+    screen has not shown (the server's bot's, on a turn clock)."""
+    lines = watch.follow(etag, game, names)
     text = "\n      ".join(lines) or "(nothing visible)"
-    print(f"{count:4d}. {names[seat]}: {text}", file=out)
+    print(f"{watch.view.move_count:4d}. {names[seat]}: {text}", file=out)
 
 
 def _human_turn(
-    croupier: Croupier,
-    name: str,
-    credential: str,
+    session: Session,
     view: pb.GameView,
     names: Sequence[str],
     bots: Sequence[int],
     inp: TextIO,
     out: TextIO,
-) -> pb.ApplyMoveResponse | _Quit | _LetOthersAct:
+) -> MoveResult | _Quit | _LetOthersAct:
     """Draw the screen, ask, apply the chosen move; ask again after a refusal."""
     moves: list[pb.Move] = []
     descriptions: list[str] = []
-    for move in croupier.legal_moves(name, credential):
+    for move in view.legal_moves:
         text = describe_move(view.game_type, move, names)
         if text not in descriptions:  # e.g. two copies of one card: one choice
             moves.append(move)
@@ -300,6 +282,6 @@ def _human_turn(
         if not isinstance(choice, int):
             return choice
         try:
-            return croupier.apply(name, credential, moves[choice])
+            return session.move(moves[choice])
         except CroupierError as error:
             print(refusal(error), file=out)

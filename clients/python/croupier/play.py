@@ -8,6 +8,9 @@
 Without `--target` it starts a server of its own. The transcript's first line gives the game's
 seed (without `--seed`, one drawn here), and `--seed` with it prints the same game again. With
 `--human SEAT` a person plays that seat in the terminal against bots (see `croupier.human`).
+Each seat plays through a PlayGame session of its own, its moves chosen from the legal moves
+its view lists; `--unary` plays the bots' game through ListLegalMoves and ApplyMove calls
+instead, for the same transcript (`croupier.seats`).
 `--option KEY=VALUE` sets a field of the game's options message (repeatable).
 `--save-record FILE` writes the finished game's record (GetGameRecord, as protobuf JSON);
 `--replay FILE` replays such a record through the rule engines, without a server, and checks
@@ -25,7 +28,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO, cast
@@ -41,6 +43,7 @@ from croupier.local import LocalServer, ServerNotInstalled, server_installed
 from croupier.messages import GAME_TYPES
 from croupier.records import save_record
 from croupier.render import describe_event, describe_table
+from croupier.seats import CallSeats, SessionSeats
 from croupier.v1 import game_service_pb2 as pb
 
 MAX_MOVES = 50_000
@@ -162,10 +165,14 @@ def play(
     names: Sequence[str] = (),
     options: Message | None = None,
     record_to: Path | None = None,
+    *,
+    unary: bool = False,
 ) -> pb.GameView:
     """Play one game to the end with random bots on every seat; print the transcript.
     `seed`: the game's and the bots' (None: one drawn here, printed in the first line).
-    `options`: the game's options message (default: its defaults)."""
+    `options`: the game's options message (default: its defaults). Each seat plays through a
+    session of its own, its moves chosen from its view's legal moves; `unary`: through unary
+    calls instead (ListLegalMoves, ApplyMove, GetGame), for the same transcript."""
     names = list(names) or [f"P{seat}" for seat in range(players)]
     if options is None:
         options = options_for(game)
@@ -180,21 +187,23 @@ def play(
     if table:
         print(table, file=out)
     view = created.view
-    for number in range(1, MAX_MOVES + 1):
-        if view.HasField("result"):
-            break
-        seat = bot.choose(list(view.active_seats))
-        move = bot.choose(croupier.legal_moves(created.name, credentials[seat]))
-        response = croupier.apply(created.name, credentials[seat], move)
-        lines = [line for event in response.events for line in describe_event(game, event, names)]
-        print(
-            f"{number:4d}. {names[seat]}: " + ("\n      ".join(lines) or "(nothing visible)"),
-            file=out,
-        )
-        view = _spectate(croupier, created.name)
-        table = describe_table(view)
-        if table:
-            print(table, file=out)
+    seating = CallSeats if unary else SessionSeats
+    with seating(croupier, created.name, credentials) as seats:
+        for number in range(1, MAX_MOVES + 1):
+            if view.HasField("result"):
+                break
+            seat = bot.choose(list(view.active_seats))
+            move = bot.choose(seats.legal_moves(seat, view.move_count))
+            update = seats.move(seat, move)
+            lines = [line for event in update.events for line in describe_event(game, event, names)]
+            print(
+                f"{number:4d}. {names[seat]}: " + ("\n      ".join(lines) or "(nothing visible)"),
+                file=out,
+            )
+            view = seats.public_view(update.view.etag)
+            table = describe_table(view)
+            if table:
+                print(table, file=out)
     print_result(view, names, out)
     if record_to is not None:
         save_record(croupier.record(created.name, credentials[0]), record_to)
@@ -239,20 +248,6 @@ def _replay_file(path: Path) -> None:
     code = subprocess.call([sys.executable, "-m", REPLAY_MODULE, str(path)])
     if code:
         raise SystemExit(code)
-
-
-def _spectate(croupier: Croupier, name: str) -> pb.GameView:
-    """The public view. Its reads carry no credential, so the server counts them against the
-    address's limit (--anonymous-rate-limit, 100/s by default), which bots playing at full
-    speed pass: a refused read waits a little and is made again."""
-    for _ in range(50):
-        try:
-            return croupier.get(name)
-        except CroupierError as error:
-            if error.reason != "RATE_LIMITED":
-                raise
-            time.sleep(0.05)
-    return croupier.get(name)
 
 
 def print_result(view: pb.GameView, names: Sequence[str], out: TextIO) -> None:
@@ -340,6 +335,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="with --target: print the lobby (public games with open seats), newest first",
     )
+    parser.add_argument(
+        "--unary",
+        action="store_true",
+        help="without --human: play through unary calls (ListLegalMoves, ApplyMove, GetGame)"
+        " instead of a PlayGame session per seat; the transcript is the same",
+    )
     args = parser.parse_args(argv)
     if args.replay:
         _replay_file(Path(args.replay))
@@ -368,6 +369,8 @@ def main(argv: list[str] | None = None) -> None:
     players = args.players or (args.bots + (human is not None) if args.bots is not None else None)
     if players is None:
         parser.error("give --players (and optionally --bots)")
+    if human is not None and args.unary:
+        parser.error("--unary is for bot games: the terminal table plays through sessions")
     if human is None:
         bots = players if args.bots is None else args.bots
         if bots != players:
@@ -406,6 +409,7 @@ def main(argv: list[str] | None = None) -> None:
                     names,
                     options,
                     record_to=Path(args.save_record) if args.save_record else None,
+                    unary=args.unary,
                 )
                 return
             view = play_human(
