@@ -1,7 +1,7 @@
 """The TypeScript client (clients/typescript, Connect for Node over gRPC) against the real
 Python server: it type-checks against the code generated from protos/ now, plays a complete
-game of every game in the registry with one seat watching, reads every kind of refusal, and
-retries the calls an overloaded server refuses."""
+game of every game in the registry through a session per seat with one seat watching, reads
+every kind of refusal, and retries the calls an overloaded server refuses."""
 
 from __future__ import annotations
 
@@ -38,8 +38,9 @@ def test_typescript_typechecks(typescript: Path) -> None:
 def test_typescript_client_plays_a_complete_game(
     game: str, typescript: Path, grpc_server: LocalServer
 ) -> None:
-    """Random legal play to the end (a seat drawn among the active seats, a move among its
-    ListLegalMoves), while the last seat watches through WatchGame until the result."""
+    """Random legal play to the end through a session per seat (a seat drawn among the active
+    seats, a move among the legal moves of its session's view), while the last seat watches
+    through WatchGame until the result."""
     seats = GAMES[game].min_seats
     watch_seat = seats - 1
     summary = run_script(
@@ -57,6 +58,8 @@ def test_typescript_client_plays_a_complete_game(
     assert summary["activeSeatsAtEnd"] == 0
     assert summary["spectatorHasResult"]
     assert summary["spectatorMoveCount"] == moves
+    assert summary["playedThrough"] == "sessions"
+    assert summary["sessionsSawResult"] == [True] * seats, "a session ended before the result"
 
     # The watch: the view at the start, then views in move order, ending with the result.
     counts = summary["watchMoveCounts"]
@@ -72,10 +75,12 @@ def test_typescript_client_plays_a_complete_game(
     assert summary["resumedMoveCounts"] == list(range(middle + 1, moves + 1))
     assert summary["resumedSameAsLive"]
 
-    # A move after the end is refused, with the reason and the rule.
-    code, reason, *rule = summary["refusalAfterEnd"].split()
-    assert (code, reason) == ("FAILED_PRECONDITION", "ILLEGAL_MOVE")
-    assert len(rule) == 1, "the refusal carries no rule id"
+    # A move after the end is refused, with the reason and the rule; so is, on its session, a
+    # move of a seat that may not act.
+    for refusal in (summary["refusalAfterEnd"], summary["sessionRefusal"]):
+        code, reason, *rule = refusal.split()
+        assert (code, reason) == ("FAILED_PRECONDITION", "ILLEGAL_MOVE")
+        assert len(rule) == 1, "the refusal carries no rule id"
 
     # What the TypeScript client did is what the Python client reads.
     with Croupier(grpc_server.target) as croupier:

@@ -13,11 +13,15 @@ import {
   type CreateGameRequest,
   type CreateGameResponse,
   type GameRecord,
+  type GameUpdate,
   type GameView,
   type JoinGameResponse,
   type ListGamesResponse,
   type ListLegalMovesResponse,
   type Move,
+  type MoveOutcome,
+  type PlayGameRequestSchema,
+  type PlayGameResponse,
   type WatchGameResponse,
 } from "./gen/croupier/v1/game_service_pb.js";
 import { CroupierError } from "./errors.js";
@@ -99,6 +103,14 @@ export interface WatchOptions {
    * Resume that way after WATCH_TOO_SLOW (RESOURCE_EXHAUSTED) or UNAVAILABLE.
    */
   sinceEtag?: string;
+}
+
+export interface SessionOptions {
+  /** The etag of the last view received on an earlier session or watch: the session then
+   * starts with every update made after it instead of the view now, so nothing is missed. */
+  sinceEtag?: string;
+  /** Ends the session when aborted. */
+  signal?: AbortSignal;
 }
 
 function bearer(credential: string | undefined): Record<string, string> {
@@ -278,8 +290,226 @@ export class Croupier {
     }
   }
 
+  /**
+   * The seat's session of game `name` (PlayGame): one stream that brings the seat's view after
+   * every move of any seat, each with the seat's legal moves, and takes its moves. It needs a
+   * transport with bidirectional streams: gRPC over HTTP/2 (`connect` of node.ts); browsers
+   * have none (there: `watch`, with `apply`). Errors of the stream (a game that does not exist,
+   * a refused credential) come from the first read or move.
+   */
+  session(name: string, credential: string, options: SessionOptions = {}): Session {
+    return new Session(
+      (requests, signal) => this.service.playGame(requests, { headers: bearer(credential), signal }),
+      name,
+      options,
+    );
+  }
+
   /** Releases the transport's connection where it has one (Node). */
   close(): void {
     this.onClose?.();
   }
+}
+
+/** An applied move of a session. */
+export interface MoveResult {
+  /** The game's etag after the move. */
+  etag: string;
+  requestId: string;
+  /** The update the move made, when it came with the move's outcome, as it usually does;
+   * undefined when updates of other seats' moves were due first (it then follows among the
+   * session's updates), or when the request id had been applied before. Either way the update
+   * is also among the session's updates, in its place. */
+  update: GameUpdate | undefined;
+}
+
+type PlayGameRequestInit = MessageInitShape<typeof PlayGameRequestSchema>;
+
+/** The requests of a session: what `move` puts in, read by Connect as the stream's input. */
+class Requests implements AsyncIterable<PlayGameRequestInit> {
+  private readonly items: (PlayGameRequestInit | null)[] = [];
+  private wake: (() => void) | undefined;
+
+  /** `null` closes this side of the stream. */
+  push(item: PlayGameRequestInit | null): void {
+    this.items.push(item);
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<PlayGameRequestInit> {
+    for (;;) {
+      const item = this.items.shift();
+      if (item === null) {
+        return;
+      }
+      if (item === undefined) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      yield item;
+    }
+  }
+}
+
+/**
+ * A seat's PlayGame session (`Croupier.session`): its updates in order, its moves answered.
+ *
+ *     const session = croupier.session(game.name, credential);
+ *     for await (const update of session) {   // the view now, then after every move
+ *       const moves = update.view?.legalMoves ?? [];
+ *       if (moves.length && session.pending === 0) await session.move(moves[0]!);
+ *     }
+ *
+ * The stream is read as it comes, so the server never waits for this seat however long the
+ * caller takes between reads (no WATCH_TOO_SLOW); the updates wait here, `pending` of them. Act
+ * on the newest (`pending` 0): an older update's legal moves may be refused now. Iteration ends
+ * after the update that finishes the game (or once the session is closed); a session that ends
+ * with an error throws it as a CroupierError after the updates that came before it.
+ */
+export class Session implements AsyncIterable<GameUpdate> {
+  /** The view of the last update read (undefined before the first). */
+  view: GameView | undefined;
+  private readonly updates: GameUpdate[] = [];
+  // The moves sent and not yet answered, in the order sent, which is the order of their outcomes.
+  private readonly unanswered: {
+    requestId: string;
+    resolve: (result: MoveResult) => void;
+    reject: (error: CroupierError) => void;
+  }[] = [];
+  private readonly requests = new Requests();
+  private readonly control = new AbortController();
+  private readonly waiting: (() => void)[] = [];
+  private readonly reading: Promise<void>;
+  private ended = false;
+  private closing = false;
+  private error: CroupierError | undefined;
+
+  constructor(
+    open: (requests: AsyncIterable<PlayGameRequestInit>, signal: AbortSignal) => AsyncIterable<PlayGameResponse>,
+    readonly name: string,
+    options: SessionOptions = {},
+  ) {
+    const { signal } = options;
+    if (signal?.aborted) {
+      this.control.abort(signal.reason);
+    }
+    signal?.addEventListener("abort", () => this.control.abort(signal.reason), { once: true });
+    this.requests.push({ kind: { case: "start", value: { name, sinceEtag: options.sinceEtag ?? "" } } });
+    this.reading = this.read(open(this.requests, this.control.signal));
+  }
+
+  /** Updates received and not yet read. */
+  get pending(): number {
+    return this.updates.length;
+  }
+
+  /** The next update, or undefined once the session is over and every update has been read. */
+  async nextUpdate(): Promise<GameUpdate | undefined> {
+    while (this.updates.length === 0 && !this.ended) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    const update = this.updates.shift();
+    if (update === undefined) {
+      if (this.error !== undefined) {
+        throw this.error;
+      }
+      return undefined;
+    }
+    this.view = update.view;
+    return update;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<GameUpdate> {
+    for (let update = await this.nextUpdate(); update !== undefined; update = await this.nextUpdate()) {
+      yield update;
+    }
+  }
+
+  /**
+   * Sends `move` and resolves with its outcome: the move applied, or a CroupierError as `apply`
+   * throws it (ILLEGAL_MOVE with the rule id, ETAG_MISMATCH with `etag`, ...). Always sent with
+   * a request id (a fresh UUID unless given): sent again with it, on this session or another,
+   * after an outcome that did not come, the move is applied once. Moves may be sent without
+   * waiting for the outcomes of earlier ones.
+   */
+  move(move: MoveInit, extra: ApplyOptions = {}): Promise<MoveResult> {
+    const requestId = extra.requestId || newRequestId();
+    if (this.ended || this.closing) {
+      return Promise.reject(this.error ?? endedBefore(requestId));
+    }
+    return new Promise<MoveResult>((resolve, reject) => {
+      this.unanswered.push({ requestId, resolve, reject });
+      this.requests.push({ kind: { case: "move", value: { move, etag: extra.etag ?? "", requestId } } });
+    });
+  }
+
+  /** Ends the session: the server answers the moves already sent, then the stream ends
+   * (cancelled if that takes longer than `timeoutMs`). Updates not yet read are dropped. */
+  async close(timeoutMs = 10_000): Promise<void> {
+    this.closing = true;
+    this.requests.push(null);
+    const timer = setTimeout(() => this.control.abort(), timeoutMs);
+    try {
+      await this.reading;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.updates.length = 0;
+  }
+
+  private async read(responses: AsyncIterable<PlayGameResponse>): Promise<void> {
+    try {
+      for await (const response of responses) {
+        if (response.update !== undefined) {
+          // Before the outcome is answered: a caller back from `move` finds the update its
+          // move made among the pending ones.
+          this.updates.push(response.update);
+          this.wakeReaders();
+        }
+        if (response.outcome !== undefined) {
+          this.answer(response.outcome, response.update);
+        }
+      }
+    } catch (thrown) {
+      if (!(this.closing && this.control.signal.aborted)) {
+        this.error = CroupierError.from(thrown);
+      }
+    } finally {
+      this.ended = true;
+      this.requests.push(null);
+      for (const { requestId, reject } of this.unanswered.splice(0)) {
+        reject(this.error ?? endedBefore(requestId));
+      }
+      this.wakeReaders();
+    }
+  }
+
+  private answer(outcome: MoveOutcome, update: GameUpdate | undefined): void {
+    const move = this.unanswered[0];
+    if (move === undefined || move.requestId !== outcome.requestId) {
+      this.control.abort();
+      throw new CroupierError(
+        Code.Internal,
+        "INTERNAL",
+        `the session answered move ${JSON.stringify(outcome.requestId)}, not ${JSON.stringify(move?.requestId ?? "")}`,
+      );
+    }
+    this.unanswered.shift();
+    if (outcome.status !== undefined && outcome.status.code !== 0) {
+      move.reject(CroupierError.fromStatus(outcome.status));
+    } else {
+      move.resolve({ etag: outcome.etag, requestId: outcome.requestId, update });
+    }
+  }
+
+  private wakeReaders(): void {
+    for (const wake of this.waiting.splice(0)) {
+      wake();
+    }
+  }
+}
+
+function endedBefore(requestId: string): CroupierError {
+  return new CroupierError(Code.Canceled, "CANCELLED", `the session ended before the outcome of move ${requestId}`);
 }

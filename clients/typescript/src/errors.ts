@@ -10,7 +10,7 @@ import {
   PreconditionFailureSchema,
   RetryInfoSchema,
 } from "./gen/google/rpc/error_details_pb.js";
-import { StatusSchema } from "./gen/google/rpc/status_pb.js";
+import { StatusSchema, type Status } from "./gen/google/rpc/status_pb.js";
 
 /** The ErrorInfo domain of Croupier's errors. */
 export const ERROR_DOMAIN = "croupier.v1";
@@ -80,28 +80,47 @@ export class CroupierError extends Error {
     }
     const connectError = ConnectError.from(error);
     const details = Details.of(connectError);
-    const info = details.first(ErrorInfoSchema);
-    const failure = details.first(PreconditionFailureSchema);
-    const bad = details.first(BadRequestSchema);
-    const retry = details.first(RetryInfoSchema)?.retryDelay;
-    return new CroupierError(
-      connectError.code,
-      info?.reason || codeName(connectError.code),
-      connectError.rawMessage,
-      {
-        ruleId: failure?.violations[0]?.type || undefined,
-        metadata: { ...(info?.metadata ?? {}) },
-        fieldViolations: (bad?.fieldViolations ?? []).map((v) => ({
-          field: v.field,
-          description: v.description,
-        })),
-        retryDelayMs:
-          retry === undefined ? undefined : Number(retry.seconds) * 1000 + retry.nanos / 1_000_000,
-        cause: connectError,
-      },
-    );
+    return CroupierError.of(connectError.code, connectError.rawMessage, (schema) => details.first(schema), connectError);
+  }
+
+  /** A refusal the service sent inside a message rather than as a call's status: a session's
+   * MoveOutcome, the status ApplyMove would have ended with. */
+  static fromStatus(status: Status): CroupierError {
+    const first: FirstDetail = (schema) => {
+      for (const detail of status.details) {
+        const unpacked = anyUnpack(detail, schema);
+        if (unpacked !== undefined) {
+          return unpacked;
+        }
+      }
+      return undefined;
+    };
+    // Connect's codes are gRPC's numbers.
+    const code = status.code in Code ? (status.code as Code) : Code.Unknown;
+    return CroupierError.of(code, status.message, first);
+  }
+
+  private static of(code: Code, message: string, first: FirstDetail, cause?: unknown): CroupierError {
+    const info = first(ErrorInfoSchema);
+    const failure = first(PreconditionFailureSchema);
+    const bad = first(BadRequestSchema);
+    const retry = first(RetryInfoSchema)?.retryDelay;
+    return new CroupierError(code, info?.reason || codeName(code), message, {
+      ruleId: failure?.violations[0]?.type || undefined,
+      metadata: { ...(info?.metadata ?? {}) },
+      fieldViolations: (bad?.fieldViolations ?? []).map((v) => ({
+        field: v.field,
+        description: v.description,
+      })),
+      retryDelayMs:
+        retry === undefined ? undefined : Number(retry.seconds) * 1000 + retry.nanos / 1_000_000,
+      cause,
+    });
   }
 }
+
+/** The first detail of a status that is a `schema` message. */
+type FirstDetail = <Desc extends DescMessage>(schema: Desc) => MessageShape<Desc> | undefined;
 
 /** The details of an error's google.rpc.Status. Connect decodes `grpc-status-details-bin`
  * (gRPC, gRPC-Web) and the Connect protocol's JSON details into `ConnectError.details`; when a
