@@ -168,11 +168,9 @@ interface Session { name: string; seat: number; cred: string }
 
 let session: Session | null = null;
 let view: GameView | undefined;
+// The seat's legal moves: those of the view shown, which lists them (none while the seat may
+// not act, none once the game is over), so they are never an older view's.
 let moves: Move[] = [];
-let movesEtag = "";
-// The etag of the view `moves` were listed for: while it is not the view's, the moves shown
-// are an older view's, refused (ETAG_MISMATCH) if sent, and cannot be played.
-let movesFor = "";
 let selected: number[] = []; // indexes into the hand
 let refusal: string | null = null;
 let notice: string | null = null;
@@ -194,7 +192,7 @@ function parseFragment(): Session | null | "bad" {
 
 async function openTable(s: Session): Promise<void> {
   watching?.abort();
-  session = s; view = undefined; moves = []; movesFor = ""; selected = []; refusal = null; notice = null; log = []; loggedMoves = -1n;
+  session = s; view = undefined; moves = []; selected = []; refusal = null; notice = null; log = []; loggedMoves = -1n;
   app.replaceChildren(header(), h("main", { class: "loading", "aria-busy": "true" }, "…"));
   try {
     view = await croupier.get(s.name, s.cred);
@@ -202,7 +200,7 @@ async function openTable(s: Session): Promise<void> {
     fatal(explain(error));
     return;
   }
-  await refreshMoves();
+  moves = view.legalMoves;
   render();
   void watch(s, view.etag);
 }
@@ -217,7 +215,7 @@ async function watch(s: Session, since: string): Promise<void> {
         if (update.view === undefined) continue;
         sinceEtag = update.view.etag;
         notice = null;
-        await onView(update.view, update.events, false);
+        onView(update.view, update.events, false);
       }
     } catch (error) {
       if (control.signal.aborted) return;
@@ -233,8 +231,13 @@ async function watch(s: Session, since: string): Promise<void> {
   }
 }
 
-async function onView(next: GameView, events: Event[], own: boolean): Promise<void> {
-  if (view !== undefined && next.moveCount < view.moveCount) return; // an older answer
+function onView(next: GameView, events: Event[], own: boolean): void {
+  if (view !== undefined && next.moveCount < view.moveCount) {
+    // An older answer (ApplyMove's, after the watch brought newer views): nothing new to show,
+    // but the views drawn while the move was under way showed their moves unplayable.
+    render();
+    return;
+  }
   const changed = view === undefined || next.etag !== view.etag;
   view = next;
   // Events are logged from the watch only: it delivers every move once and in order (one
@@ -248,42 +251,21 @@ async function onView(next: GameView, events: Event[], own: boolean): Promise<vo
   }
   if (changed) {
     selected = [];
-    const listing = refreshMoves();
-    if (movesFor !== next.etag) render(); // the new view at once, its moves not yet playable
-    await listing;
+    moves = next.legalMoves;
   }
   render();
 }
 
-async function refreshMoves(): Promise<void> {
-  const asked = view;
-  if (session === null || asked === undefined) return;
-  if (!asked.activeSeats.includes(session.seat) || asked.result !== undefined) { moves = []; movesFor = asked.etag; return; }
-  try {
-    const listed = await croupier.listLegalMoves(session.name, session.cred);
-    // A newer view came meanwhile: its own listing is on its way, and this older answer,
-    // which may arrive after it, must not replace it.
-    if (view?.etag !== asked.etag) return;
-    moves = listed.moves;
-    movesEtag = listed.etag;
-  } catch (error) {
-    if (view?.etag !== asked.etag) return;
-    moves = [];
-    refusal = explain(error);
-  }
-  movesFor = asked.etag;
-}
-
 async function play(move: Move | Move["game"]): Promise<void> {
-  // Moves listed for an older view: the new view's listing is on its way (see `movesFor`).
-  if (session === null || busy || movesFor !== view?.etag) return;
+  if (session === null || busy || view === undefined) return;
+  const etag = view.etag; // the view whose moves were shown
   busy = true;
   refusal = null;
   const init = (move as Move).$typeName === "croupier.v1.Move" ? (move as Move) : { game: move as Move["game"] };
   try {
-    const response = await croupier.apply(session.name, session.cred, init, { etag: movesEtag, requestId: crypto.randomUUID() });
+    const response = await croupier.apply(session.name, session.cred, init, { etag, requestId: crypto.randomUUID() });
     busy = false;
-    if (response.view) await onView(response.view, response.events, true);
+    if (response.view) onView(response.view, response.events, true);
   } catch (error) {
     busy = false;
     const e = CroupierError.from(error);
@@ -293,7 +275,7 @@ async function play(move: Move | Move["game"]): Promise<void> {
     if (e.code === Code.Unavailable || e.code === Code.Unknown) refusal = t("serverDown");
     selected = [];
     try { view = await croupier.get(session.name, session.cred); } catch { /* keep the last view */ }
-    await refreshMoves();
+    moves = view?.legalMoves ?? [];
     render();
   }
 }
@@ -342,11 +324,9 @@ function render(): void {
     return keys.length === want.length && keys.every((k, i) => k === want[i]);
   };
   const shown = selected.length ? moves.filter((m) => { const k = moveKeys(m); return selectedKeys.every((s) => k.includes(s)); }) : moves;
-  // Listed for an older view: shown, focusable (focus stays put), not playable.
-  const stale = movesFor !== v.etag ? "true" : undefined;
   const moveButtons = shown.map((m) => {
     const index = moves.indexOf(m);
-    const b = h("button", { type: "button", class: "move", "data-key": `move-${index}`, "data-testid": "move", disabled: busy, "aria-disabled": stale }, moveLabel(m, v));
+    const b = h("button", { type: "button", class: "move", "data-key": `move-${index}`, "data-testid": "move", disabled: busy }, moveLabel(m, v));
     b.addEventListener("click", () => void play(m));
     return b;
   });
