@@ -33,8 +33,8 @@ def engine_extensions() -> list[Extension]:
     from mypyc.build import mypycify
 
     # One shared library per game and one for the rest (core/, the registry), so that the C
-    # compiler builds them side by side (71 s instead of 99 on two cores), for under 1% more
-    # instructions per move: docs/decisions.md, "Compiled engines".
+    # compiler builds them side by side, sooner on several cores, for barely more instructions
+    # per move: docs/decisions.md, "Compiled engines".
     groups: dict[str, list[str]] = {}
     for path in sorted(ENGINES.rglob("*.py")):
         if path not in INTERPRETED:

@@ -1,4 +1,4 @@
-"""Bot seats: seats of a game that the service plays itself (issue 19), and seats that walked
+"""Bot seats: seats of a game that the service plays itself, and seats that walked
 away (`clocks`: abandon_after consecutive timeouts), which the strong bot plays meanwhile.
 
 A bot seat is marked in the stored game by its level (`StoredGame.bot_levels`) and by a

@@ -1,4 +1,4 @@
-"""Turn clocks (issue 19): each seat that must act has a deadline, kept in the game's own state
+"""Turn clocks: each seat that must act has a deadline, kept in the game's own state
 (so the version's compare-and-set covers it) and, as the game's next deadline, in a due index
 (a sorted set per bucket, `keys.due_index`) that every replica sweeps. A timeout is a move
 like any other: decided on the state at one version and written only if the game is still at

@@ -59,7 +59,7 @@ class Reason(StrEnum):
     INVALID_SPECTATORS = "INVALID_SPECTATORS"
     ADDRESS_STREAM_LIMIT = "ADDRESS_STREAM_LIMIT"
     SEAT_STREAM_LIMIT = "SEAT_STREAM_LIMIT"
-    # The lobby (issue 18): players, joining, listing, reissue, records, rematch.
+    # The lobby: players, joining, listing, reissue, records, rematch.
     INVALID_PLAYER_ID = "INVALID_PLAYER_ID"
     INVALID_FILTER = "INVALID_FILTER"
     INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
@@ -75,13 +75,13 @@ class Reason(StrEnum):
     NOT_JOINABLE = "NOT_JOINABLE"
     SEAT_OPEN = "SEAT_OPEN"
     GAME_NOT_FINISHED = "GAME_NOT_FINISHED"
-    # Bot seats (issue 19).
+    # Bot seats.
     INVALID_BOT_LEVEL = "INVALID_BOT_LEVEL"
     ALL_SEATS_BOTS = "ALL_SEATS_BOTS"
     BOT_SEAT = "BOT_SEAT"
     INVALID_CLOCK = "INVALID_CLOCK"
     GAME_FORFEITED = "GAME_FORFEITED"
-    # A game stored in the format before StoredGame.state was an Any (issue 21).
+    # A game stored in the format before StoredGame.state was an Any.
     GAME_UNREADABLE = "GAME_UNREADABLE"
 
 

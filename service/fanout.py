@@ -36,11 +36,11 @@ class WatchQueue:
 
     Not an asyncio.Queue: its stream waits with `next`, which takes a waiting notification
     without suspending and otherwise waits on one future, where `asyncio.wait_for(queue.get(),
-    ...)` made a task per wait (docs/performance.md, "Watch updates"). One timer serves all
+    ...)` made a task per wait. One timer serves all
     of a queue's waits: made when a wait finds none, moved only when it would end a wait late,
     and otherwise left to fire, when it ends the wait that has reached its time or is set again
-    for the wait in progress. A timer made and cancelled at every wait cost an update about 2%
-    of the server's instructions (docs/performance.md, "A watch update counted")."""
+    for the wait in progress. A timer made and cancelled at every wait was a visible share of
+    an update's cost."""
 
     def __init__(self) -> None:
         # Bounded by `offer`. A list, not a deque: most hold nothing or one notification, and

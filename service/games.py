@@ -40,8 +40,8 @@ T = TypeVar("T")
 def items_of(repeated: Sequence[T]) -> list[T]:
     """A repeated field's items, as a list. Loops over the field itself end in an IndexError
     raised and caught inside protobuf's container (it is iterated by index), which costs more
-    than the copy: about 0.5 µs per loop, several loops per move (docs/performance.md, "Field
-    descriptors kept alive"). A slice of a repeated field is a list, made in one step."""
+    than the copy, and a move runs several such loops. A slice of a repeated field is a list,
+    made in one step."""
     return cast(list[T], repeated[:])
 
 
@@ -416,7 +416,7 @@ class Published:
             return self.shared.put_in(engine.own_view(state, seat))
         # The shared view costs about what a view built whole costs, and pays from the second
         # audience on: a game that one stream here watches has one audience, whose view is
-        # built whole (docs/performance.md, "One view fewer per watched move").
+        # built whole (docs/decisions.md, "Views in two parts").
         if not engine.own_view_fields or not (self.updates or self.watched_by_several):
             whole: bytes = engine.view(state, seat).SerializeToString()
             return whole
@@ -587,7 +587,7 @@ def _positions(data: bytes, numbers: Sequence[int]) -> tuple[int, ...]:
     position, end, wanted = 0, len(data), len(numbers)
     while position < end and len(found) < wanted:
         # Tags and lengths of one byte are read in place: a call per varint cost most of the
-        # pass (docs/performance.md, "A watch update counted").
+        # pass.
         tag = data[position]
         after = position + 1
         if tag >= 0x80:

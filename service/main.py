@@ -190,7 +190,7 @@ def set_cpu_policy(setting: str) -> None:
     metrics server and --workers start inherit it. Under SCHED_BATCH a thread that wakes does
     not preempt the one running, so gRPC's helper threads wait for the event loop to block or
     its time slice to end instead of interrupting it several times per call
-    (docs/performance.md, "The server's threads on one core"). Asked for and refused: the
+    (docs/decisions.md, "CPU policy"). Asked for and refused: the
     server stops; chosen by `auto` and refused: it warns and keeps the normal policy."""
     if config.cpu_policy_of(setting) == "normal":
         return
@@ -206,8 +206,8 @@ def set_cpu_policy(setting: str) -> None:
 # By default Python collects its youngest generation whenever 700 more container objects
 # have been allocated than freed. The calls in flight (their tasks, futures, messages) and the
 # states kept between calls reach that many times a second; every collection traverses them
-# and moves them on to older generations, traversed again there: about 1% of a game-play
-# move's instructions (docs/performance.md, "The garbage collector, counted").
+# and moves them on to older generations, traversed again there (docs/decisions.md, "The
+# server collects garbage less often").
 GC_THRESHOLD = 20_000
 
 

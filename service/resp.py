@@ -2,12 +2,12 @@
 command written at once and its reply matched in order (Redis answers a connection's commands
 in the order they arrive), replies parsed by hiredis. The commands sent during one turn of the
 event loop (the moves of concurrent calls, to any games) go out in one write at its end: one
-system call and one wake-up of Redis for all of them (group commit; docs/performance.md); a
+system call and one wake-up of Redis for all of them (group commit: docs/decisions.md); a
 command sent while none is waiting for its reply goes out at once.
 
 Why: redis-py's asyncio client takes a pooled connection, wraps each read and write in its own
-timeout and parses in Python; measured here it spends about 65 µs of CPU per command against
-about 13 µs for this client (docs/performance.md). It offers the few redis-py methods the store
+timeout and parses in Python: several times this client's CPU per command. It offers the few
+redis-py methods the store
 uses (`execute_command`, `hmget`, `get`, `set`, `lrange`, `ping`, `pipeline`,
 `register_script`), with the same meaning: the interface `RedisClient` of
 service/redis_client.py, which redis-py's clients satisfy too.

@@ -1,8 +1,8 @@
 """The lean Redis client (service/resp.py) for a Redis Cluster: one `RespClient` per master, each
 command sent to the master of its first key's slot.
 
-Why: redis-py's `RedisCluster` spent about 95 µs of server CPU more per move than the lean
-client does against a single Redis (docs/scaling.md, "Redis Cluster"): its slot and node lookup,
+Why: redis-py's `RedisCluster` cost a move far more server CPU than the lean client does against
+a single Redis (docs/decisions.md, "The lean client learns the cluster"): its slot and node lookup,
 connection pool, command packing and a timeout context per command. This client keeps the lean
 one's path (one connection per node, group commit, hiredis) and adds only a slot lookup.
 

@@ -44,11 +44,12 @@ CORE_PENDING_CALLS = 2**31 - 1
 # The methods served as grpc.aio's registered methods, the others by their service's generic
 # handler. grpc.aio keeps a request for a new call pending per registered method, and one for
 # every other method, and waits on all of them (asyncio.wait) for each call it takes: every
-# registered method costs every call, about 5,000 instructions. Calls of different registered
+# registered method costs every call. Calls of different registered
 # methods may be taken in one turn, though, which is what a table's moves need (a
 # ListLegalMoves and an ApplyMove each). So the methods of every move are registered, and Echo,
 # which is measured against them; the rest (CreateGame, WatchGame, health, reflection, ...) are
-# called once per game, stream or probe. docs/performance.md, "Registered methods".
+# called once per game, stream or probe. docs/decisions.md, "Only the methods of a move are
+# registered".
 REGISTERED = frozenset(
     {
         f"/{SERVICE_NAME}/ApplyMove",

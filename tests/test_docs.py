@@ -77,8 +77,7 @@ def test_nothing_refers_to_a_path_outside_the_repository() -> None:
 
 
 def test_every_metric_is_in_docs_deployment() -> None:
-    """docs/deployment.md, "Metrics and logs", names every series the server exports (issue
-    17's audit found the WATCH_TOO_SLOW and overload series missing from its list)."""
+    """docs/deployment.md, "Metrics and logs", names every series the server exports."""
     from prometheus_client.metrics import MetricWrapperBase
 
     from croupier.service import metrics

@@ -1,9 +1,8 @@
 """A probe, not a server to deploy: the instructions one Echo call costs Croupier's server,
 counted by valgrind's callgrind. Runs of the same code on a quiet machine agree within about
-0.3%, where CPU time scatters by 10% and more (docs/performance.md, "Per-call cost: issue 22,
-this round"); with other work on the machine the counts rise a few per cent (the event loop's
-turns, polls and wake-ups follow the timing: "A watch update counted"), so compare runs taken
-with nothing else running.
+0.3%, where CPU time scatters by 10% and more (docs/performance.md, "Probes"); with other work
+on the machine the counts rise a few per cent (the event loop's turns, polls and wake-ups
+follow the timing), so compare runs taken with nothing else running.
 
 A server process (the real one: `service.server.start` with the in-memory store, Echo on,
 one JSON log line per call written to /dev/null, the garbage collector set as croupier-server
@@ -17,11 +16,11 @@ With --play the calls are game play instead, as croupier-bench's game-play phase
 32 One Card games of 4 seats, one per caller, each move a ListLegalMoves of a seat that may
 act and an ApplyMove (with a request id) of one of its listed moves at random, a new game
 when one ends; the figure is per move (its two calls). Mixed methods matter: grpc.aio waits
-for a new call of each registered method separately (docs/performance.md, "Registered
-methods").
+for a new call of each registered method separately (docs/decisions.md, "Only the methods
+of a move are registered").
 
 With --watch N the calls are replayed moves under watch instead, as croupier-bench's watcher
-benchmark makes them, one stream per seat (the issue's measure) or N: 16 One Card games of 4
+benchmark makes them, one stream per seat or N: 16 One Card games of 4
 seats, each seat's credential watching its game on N streams (4N streams a game), each game's
 moves chosen beforehand by a seeded random player on the engine and sent with ApplyMove (with a
 request id), one game's moves in order, 16 games at once. The counters cover the moves and
@@ -141,7 +140,7 @@ def _engine_moves(seed: int, count: int) -> list[tuple[int, bytes]]:
     """The first `count` moves (seat, serialized Move) of a seeded random One Card game of
     WATCHED_SEATS seats, as the server plays it from `seed` (the engine is deterministic). Not
     croupier-bench's recorded games (service/bench/replay.py): their seeds come from the bench's
-    own generator, and every round's counts in docs/performance.md were taken on these games."""
+    own generator, and counts compare only on the same games."""
     engine = GAMES["one_card"]
     state, _ = engine.new_game(options_for("one_card"), WATCHED_SEATS, seed)
     chooser = random.Random(seed)

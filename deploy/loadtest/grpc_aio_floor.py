@@ -1,7 +1,6 @@
 """A probe, not a server to deploy: what grpc.aio alone costs on this machine, with no work
 in the handlers at all (raw bytes, no protobuf, no log line, no Redis), to tell how much of a
-Croupier call is the gRPC call path itself (issue 22; docs/performance.md, "The floor of
-grpc.aio").
+Croupier call is the gRPC call path itself (docs/performance.md, "Probes").
 
 A server process on one core serves `Echo` (answers the request's bytes) and `Watch` (a
 stream that sends a 300-byte message each time `Tick` is called); a client process on
@@ -12,8 +11,8 @@ memory per open stream.
 
 With `--sync` the same three methods are served by the synchronous grpcio server instead, a
 thread per call from a pool big enough for every stream (a stream waits on a condition that
-`Tick` notifies): what the synchronous server style would cost WatchGame (docs/performance.md,
-"Where the targets stand").
+`Tick` notifies): what the synchronous server style would cost WatchGame (docs/decisions.md,
+"One port").
 
 With `--instructions` the server runs under valgrind's callgrind instead, and the figures are
 its instructions (every thread): per `Echo` over `--calls` calls at 32 in flight, and per tick
@@ -21,8 +20,7 @@ over `--ticks` ticks with 1 and with N streams open, each tick's message receive
 stream before the next tick, so that one more streamed message is the difference over the
 difference in messages. Counts of the same code agree within a fraction of a per cent on a
 quiet machine, where CPU time scatters by 10% and more; they compare with
-`echo_instructions.py`'s counts of Croupier's own server (docs/performance.md, "The floor in
-instructions").
+`echo_instructions.py`'s counts of Croupier's own server.
 
     .venv/bin/python deploy/loadtest/grpc_aio_floor.py --server-cpu 0 --client-cpu 1 [--sync]
     .venv/bin/python deploy/loadtest/grpc_aio_floor.py --instructions [--sync]

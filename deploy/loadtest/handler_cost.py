@@ -1,6 +1,6 @@
 """A probe, not a server to deploy: what croupier-server's servicer alone spends on an
 ApplyMove, called in one process without gRPC, to tell a call's handler from the gRPC call
-path around it (issue 22; docs/performance.md, "Where an ApplyMove's time goes").
+path around it (docs/performance.md, "Probes").
 
 The servicer is the server's own (`GameService` and the benchmark's `Echo`, with the call
 wrapper, the credential checks, the rate limits, the metrics and the call's log line, written

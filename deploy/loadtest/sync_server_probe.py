@@ -1,6 +1,6 @@
 """A probe, not a server to deploy: the synchronous grpcio server style for the calls of
 croupier-bench's replay phase (CreateGame, ApplyMove, Echo and health), to measure it against
-the grpc.aio server on the real workload (issue 9; docs/performance.md, "Server style").
+the grpc.aio server on the real workload (docs/decisions.md, "One port").
 
 It runs the same engines, request checks, credentials, call wrapper work (log line, metrics,
 rate limit) and the same Redis keys and commit script as `croupier-server`, through the
@@ -13,7 +13,7 @@ GetGame, ListLegalMoves or WatchGame: run croupier-bench with --replay-only.
     taskset -c 1 .venv/bin/croupier-bench --target 127.0.0.1:50060 --server-pid $! \\
         --redis-url redis://127.0.0.1:6390/0 --replay-only
 
-With --bridged (issue 22) it keeps every part of `croupier-server` instead (its servicer, store,
+With --bridged it keeps every part of `croupier-server` instead (its servicer, store,
 remembered states and call wrapper, every unary RPC) and changes only who takes the call from
 gRPC: a pool thread submits the handler's coroutine to an event loop
 (`asyncio.run_coroutine_threadsafe`) and waits for its result. It measures what the cheaper

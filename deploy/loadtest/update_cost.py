@@ -2,9 +2,8 @@
 move, apart from gRPC: the move's notification decoded (`RecentNotifications.decode`) and
 each audience's update put together (`Published.update_for`), as every process with watch
 streams of the game does once per move, but the one that wrote it, which hands its watchers
-the parts it made for the move's response (`Published.written`; issue 22; docs/performance.md,
-"One view fewer per watched move", "The move handed to the watchers of the process that
-wrote it").
+the parts it made for the move's response (`Published.written`; docs/decisions.md, "The
+process that writes a move hands it to its own watchers").
 
 Each game of `--games` seeded random games is played on the engine; every move's notification
 is built as the server publishes it, then decoded and its updates built three ways, timed
@@ -19,7 +18,7 @@ With --steps it times the steps of the server's way apart instead, each over eve
 same medians): the notification parsed, the state unpacked from it, the update's shared parts
 (`UpdateParts.of`) and within them the view's shared fields, the engine's shared view
 (`SharedView.of`), every seat's own view, and every seat's update put together from those
-(docs/performance.md, "The shared fields in two parts").
+(docs/decisions.md, "Views in two parts").
 
     .venv/bin/python deploy/loadtest/update_cost.py --cpu 0 [--game G] [--seats N] [--steps]
 """

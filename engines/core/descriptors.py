@@ -4,9 +4,9 @@ Why: the object Python gets for a repeated field of a message (`state.hands`, `h
 holds that field's descriptor as a Python object, which upb makes when the first such object
 of the field is made and frees when the last one goes. Rules read the repeated fields of one
 state at a time, each read making its container anew, so without a lasting reference every read
-made and freed a descriptor: about 400 instructions, a third of reading a short hand, and about
-70 times per ApplyMove. Kept here, each is made once (docs/performance.md, "Field descriptors
-kept alive"). Nothing else changes: the descriptors are the same objects every caller would get.
+made and freed a descriptor, a large part of reading a short hand, and dozens of times per
+ApplyMove. Kept here, each is made once. Nothing else changes: the descriptors are the same
+objects every caller would get.
 """
 
 from __future__ import annotations

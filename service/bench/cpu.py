@@ -121,7 +121,7 @@ def _process_cpu_clock(pid: int) -> int:
 def context_switches(pid: int) -> int:
     """Context switches so far, voluntary and forced, of every thread of a server's processes
     (`server_processes`). On one core each is a hand-off between the event loop and gRPC's
-    threads, and a dear one: docs/performance.md, "The server's threads on one core"."""
+    threads, and a dear one: docs/decisions.md, "CPU policy"."""
     switches = 0
     for process in server_processes(pid):
         for tid in threads_of(process):

@@ -1,5 +1,5 @@
 """The engine benchmark's loop with a playout count instead of a deadline, for instruction
-counts that do not depend on the machine's load (docs/performance.md, "Engines: issue 22"):
+counts that do not depend on the machine's load (docs/performance.md, "Probes"):
 
     valgrind --tool=callgrind .venv/bin/python -m croupier.service.bench.engine_loop \\
         GAME SEATS N [cpu]

@@ -232,8 +232,8 @@ def test_watcher_bench_delivers_every_move_to_every_stream(tmp_path: Path) -> No
     assert watch["moves_per_s"] > 0
     # Every stream gets every move: 8 streams per game, so 8 updates per move measured. The
     # updates of the window's moves count whenever they arrive: an equality of counts, which a
-    # busy machine's slow delivery does not break (issue 17: assert order and completeness, not
-    # wall time; before, the updates arriving after the window were left out: 33 of 40).
+    # busy machine's slow delivery does not break (assert order and completeness, not wall
+    # time).
     assert watch["updates_per_s"] == pytest.approx(8 * watch["moves_per_s"])
     delivery = watch["delivery_ms"]
     assert 0 < delivery["p50"] <= delivery["p99"] <= delivery["max"]

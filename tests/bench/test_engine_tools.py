@@ -1,4 +1,4 @@
-"""The engine tools of docs/performance.md, "Engines: issue 22": the playout digest, which shows
+"""The engine tools of docs/performance.md, "Probes": the playout digest, which shows
 that a change to an engine's inner workings leaves its behaviour byte-identical, and the
 benchmark's loop with a playout count, which callgrind counts instructions of."""
 

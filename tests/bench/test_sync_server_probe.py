@@ -1,4 +1,4 @@
-"""The synchronous server-style probe of docs/performance.md ("Server style") still serves what
+"""The synchronous server-style probe of docs/performance.md ("Probes") still serves what
 croupier-bench's replay phase calls, against a real redis-server: with a blocking store of its
 own, and with --bridged, handing each call to the real servicer on an event loop."""
 

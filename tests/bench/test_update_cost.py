@@ -1,6 +1,5 @@
-"""The watch-update probe of docs/performance.md ("One view fewer per watched move", "The
-shared fields in two parts") still runs and prints its figures for every game, and each step's
-with --steps."""
+"""The watch-update probe of docs/performance.md ("Probes") still runs and prints its figures
+for every game, and each step's with --steps."""
 
 from __future__ import annotations
 

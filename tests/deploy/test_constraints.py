@@ -1,7 +1,6 @@
 """deploy/constraints.txt pins every package the project installs, and `make install` and the
-image's builder install those versions: a release published after the suite passed (redis-py
-8.2 failed three tests on 2026-12-04, docs/reliability.md) changes nothing until `make lock` takes
-it."""
+image's builder install those versions: a release published after the suite passed changes
+nothing until `make lock` takes it."""
 
 from __future__ import annotations
 

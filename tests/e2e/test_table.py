@@ -61,9 +61,9 @@ GAMES: dict[str, tuple[int, dict[str, str]]] = {
     "vampire_queen": (3, {"rounds": "1"}),
     "trinity": (3, {}),
 }
-# What each game's table must draw (issue 20: "the Pig Mau Mau track and pigs, the Trinity
-# board and rows, the What's Your Name? stage and hidden card, the Vampire Queen trick and
-# hunt", and One Card's piles), by selector.
+# What each game's table must draw (the Pig Mau Mau track and pigs, the Trinity board and rows,
+# the What's Your Name? stage and hidden card, the Vampire Queen trick and hunt, and One Card's
+# piles), by selector.
 PARTS: dict[str, tuple[str, ...]] = {
     "whats_your_name": (".centre.wyn", "[data-testid^=played-], [data-testid=my-hidden], .stage"),
     "one_card": ("[data-testid=top-card]", ".centre.one .card.back"),
@@ -367,7 +367,7 @@ def test_the_committed_bundle_is_built_from_the_sources(typescript: Path, tmp_pa
 
 
 def test_the_server_wheel_carries_the_page(tmp_path: Path) -> None:
-    """Issue 20: the table works "on a machine without Node.js": the server's own wheel holds
+    """The table works on a machine without Node.js: the server's own wheel holds
     the built page, byte for byte the committed files that the gateway serves."""
     wheel = build_wheel(ROOT, tmp_path)
     with wheel:
@@ -403,8 +403,8 @@ def option_ids(message: Descriptor, prefix: str = "opt-") -> set[str]:
 
 
 def test_the_lobby_offers_every_option_of_every_game(table: WebServer, page: Page) -> None:
-    """Issue 20: "a lobby: pick a game, seat count, options (every option documented in
-    docs/games/*.md)": for each game, one input per field of its options message (the
+    """The lobby: pick a game, seat count, options (every option documented in
+    docs/games/*.md): for each game, one input per field of its options message (the
     protos that docs/games/*.md describe), and the game's Korean name beside its English one."""
     page.goto(web(table) + "/")
     oneof = pb.CreateGameRequest.DESCRIPTOR.oneofs_by_name["options"]
@@ -812,8 +812,8 @@ def test_a_resume_refused_as_out_of_range_starts_again_from_the_current_view(
 def test_bad_links_and_a_stopped_server_say_so(
     table: WebServer, redis_server: EmbeddedRedis, page: Page
 ) -> None:
-    """Issue 20: "a link with a wrong or stale credential, a game that has expired, the server
-    down" each show a clear message on the page, never a blank page or a console-only error."""
+    """A link with a wrong or stale credential, a game that has expired, the server
+    down: each shows a clear message on the page, never a blank page or a console-only error."""
     watched = Watched(page)
     links = create_in_lobby(page, web(table), "trinity", 3, {})
     wrong = re.sub(r"cred=[^&]+", "cred=cs_not-a-credential", links[0])
@@ -858,7 +858,7 @@ def seat_link(server: WebServer, name: str, credential: str, seat: int = 0) -> s
 def test_a_stale_credential_an_expired_game_and_an_operator_only_server_say_so(
     redis_server: EmbeddedRedis, page: Page
 ) -> None:
-    """Issue 20's bad input, for real: a credential that was reissued (the old link is stale),
+    """Bad input, for real: a credential that was reissued (the old link is stale),
     a game that expired (--game-ttl), and a lobby on a server where only the operator creates
     games (OPERATOR_KEY_MISSING): each shows its message on the page."""
     key = "operator-key-of-this-test"

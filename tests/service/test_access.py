@@ -1,4 +1,4 @@
-"""Nobody gets in where they don't belong (issue 17): request ids are UUIDs kept per caller (a
+"""Nobody gets in where they don't belong: request ids are UUIDs kept per caller (a
 CreateGame retry answers only the operator key that made it; a move's id is its seat's own),
 calls without a credential are rate-limited per address, Echo is served only when asked, game
 names are matched whole, and two `authorization` headers are refused. Each against real server
@@ -231,7 +231,7 @@ def test_a_tokenless_flood_is_refused_with_retry_info(limited: LocalServer) -> N
 
 
 def test_create_game_is_limited_per_operator_key(store_url: str) -> None:
-    """Issue 17: "Limit them per peer address (and per operator key)". With operator keys,
+    """Calls are limited per peer address and per operator key. With operator keys,
     CreateGame counts against its key's own bucket (`--rate-limit`): beyond it,
     RESOURCE_EXHAUSTED / RATE_LIMITED with a RetryInfo, nothing created; another key calling
     from the same address at the same moment is not refused."""

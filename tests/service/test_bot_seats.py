@@ -1,4 +1,4 @@
-"""Bot seats (issue 19): seats the service plays itself, from their own view, each move its own
+"""Bot seats: seats the service plays itself, from their own view, each move its own
 write. Real server processes on a single Redis and on a three-master cluster."""
 
 from __future__ import annotations

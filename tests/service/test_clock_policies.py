@@ -1,4 +1,4 @@
-"""Turn clocks driven by an injectable clock (issue 19): FORFEIT, walking away, time banks,
+"""Turn clocks driven by an injectable clock: FORFEIT, walking away, time banks,
 exactly-once timeouts, and a timeout the game's rules give a meaning (Pig Mau Mau's bet decision,
 PM-5.3), without sleeping. Two servicers (two replicas) run in this process on a Redis of their
 own (single and three-master cluster: the fake clock is set in the year 2100, so the due index

@@ -1,4 +1,4 @@
-"""Turn clocks (issue 19): deadlines in the game's state and in the due index, acted on by
+"""Turn clocks: deadlines in the game's state and in the due index, acted on by
 whichever replica's sweep sees them pass, exactly once. Real server processes on a single
 Redis and on a three-master cluster; a SIGKILLed replica; real time (seconds-long clocks)."""
 

@@ -135,7 +135,7 @@ def test_create_retry_with_request_id_returns_the_same_game(client: Croupier) ->
 def test_simultaneous_secret_plays_through_two_processes_all_succeed(
     client: Croupier, client_b: Croupier, redis_client: redis.Redis
 ) -> None:
-    """What's Your Name? (issue 5): every seat plays its secret card at the same moment through
+    """What's Your Name?: every seat plays its secret card at the same moment through
     different server processes; none is refused as stale, none is revealed early, and a seat
     may not change its card."""
     from croupier.v1.whats_your_name_pb2 import WhatsYourNameMove

@@ -1,4 +1,4 @@
-"""The event feed (issue 18): a consumer group of two consumers builds a leaderboard from the
+"""The event feed: a consumer group of two consumers builds a leaderboard from the
 games finished through two server processes and finds every game exactly once; move events
 come only from servers started with --feed-moves. On a single Redis and a three-master cluster,
 read through the documented iterator (croupier.feed.follow)."""
@@ -209,7 +209,7 @@ def test_croupier_feed_prints_each_event_once_as_json(store_url: str, client: Cr
 
 
 def test_games_finished_by_bot_seats_and_by_a_forfeit_are_in_the_feed(store_url: str) -> None:
-    """Issue 18: "every ... game finished (with its result)" is appended, whoever ends it: the
+    """Every game finished (with its result) is appended to the feed, whoever ends it: the
     service's bot seats (each of their moves a write of the server's own, not an ApplyMove)
     and a turn clock's forfeit (the sweep's write)."""
     key = "op-feed-key"

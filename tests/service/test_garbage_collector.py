@@ -1,6 +1,6 @@
 """croupier-server collects Python's youngest generation less often than Python's default and
-never traverses what start-up made again (docs/performance.md, "The garbage collector,
-counted"); cycles are still collected."""
+never traverses what start-up made again (docs/decisions.md, "The server collects garbage less
+often"); cycles are still collected."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """A server process makes the descriptor of each field of its messages once and keeps it
 (engines/core/descriptors.py), so that reading a repeated field of a fresh message, as every
-move does, finds it instead of making it again (docs/performance.md, "Field descriptors kept
-alive")."""
+move does, finds it instead of making it again."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The online table (issue 18): players and open seats, joining and leaving, finding games,
+"""The online table: players and open seats, joining and leaving, finding games,
 lost credentials, records, rematches. Two real server processes with an operator key share
 each store (a single Redis and a three-master cluster); every race goes through both."""
 
@@ -618,7 +618,7 @@ def test_croupier_play_saves_a_record_on_a_server_with_operator_keys(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 18's own steps: `croupier-play --save-record FILE` against a shared server, then
+    """The README's steps: `croupier-play --save-record FILE` against a shared server, then
     `croupier-play --replay FILE`. A server with operator keys creates games only for them:
     croupier-play sends CROUPIER_OPERATOR_KEY on every play, not only with --open-seats (it
     sent none and failed with OPERATOR_KEY_MISSING)."""
@@ -638,9 +638,9 @@ def test_croupier_play_saves_a_record_on_a_server_with_operator_keys(
 
 
 def test_bad_input_gets_a_clear_error_and_changes_nothing(table: Table) -> None:
-    """Issue 18: "Bad input (unknown game, wrong join code, joining a full or finished game, a
+    """Bad input (unknown game, wrong join code, joining a full or finished game, a
     player id over the size limit, a page token from another filter, a forged page token) gets
-    a clear error and changes nothing" (the join code and page tokens: the tests above)."""
+    a clear error and changes nothing (the join code and page tokens: the tests above)."""
     host = player()
     game = open_game(table.a, 2, host=host)
     joined = table.anon_b.join(game.name, game.join_code, player_id=player())
@@ -720,7 +720,7 @@ def test_a_left_seat_stops_the_turn_clock_until_the_table_is_full_again(table: T
 def test_the_lobby_stays_exact_while_seats_are_joined_and_left_through_both_replicas(
     table: Table,
 ) -> None:
-    """Issue 18: indexes "that stay correct under races". Joins and leaves of public games race
+    """The indexes stay correct under races. Joins and leaves of public games race
     through both replicas while listings read the lobby: each page lists every game once, as
     its own hash says at that moment (waiting, public), and once the races end the lobby is
     exactly the games with an open seat (no entry a race removed, none left listing a full

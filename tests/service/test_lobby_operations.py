@@ -1,5 +1,5 @@
-"""Issue 18: "Every new RPC gets the same treatment as the old ones: google.rpc.Status errors
-with reasons, rate limits, metrics, a structlog line". JoinGame, LeaveGame, ListGames,
+"""The lobby's RPCs get the same treatment as the others (google.rpc.Status errors with
+reasons, rate limits, metrics, a log line): JoinGame, LeaveGame, ListGames,
 ReissueCredential, GetGameRecord and CreateGame's rematch through real server processes with
 an operator key, on a single Redis and a three-master cluster."""
 

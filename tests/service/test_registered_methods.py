@@ -1,7 +1,7 @@
 """grpc.aio is given as registered methods only the calls of every move and Echo; every other
 method (CreateGame, WatchGame, health, reflection, ...) is served by its generic handler,
 because each registered method costs every call (service/server.py: REGISTERED;
-docs/performance.md, "Registered methods")."""
+docs/decisions.md, "Only the methods of a move are registered")."""
 
 from __future__ import annotations
 

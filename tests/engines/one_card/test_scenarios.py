@@ -1,5 +1,5 @@
-"""Worked scenarios of issue 3, replayed move by move: the four-player defence chain and a
-catch."""
+"""Worked scenarios of the One Card rules, replayed move by move: the four-player defence
+chain and a catch."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_scenario_defence_chain_could_go_on_by_effect() -> None:
 
 
 def test_scenario_four_player_defence_chain_fourth_cannot_defend() -> None:
-    """OC-4.3 (issue 3 scenario): red +2, blue +2 by effect, blue +3 by colour; the fourth
+    """OC-4.3 (worked scenario): red +2, blue +2 by effect, blue +3 by colour; the fourth
     player holds no blue attack card and no +3, cannot defend, and draws 7."""
     state = position(
         ["R+2 Y1 B2", "B+2 G4 G5", "B+3 R7 Y8", "G1 G2 R+2 W"],
@@ -84,7 +84,7 @@ def test_scenario_four_player_defence_chain_fourth_cannot_defend() -> None:
 
 
 def test_scenario_catch() -> None:
-    """OC-5.1 / OC-5.2 (issue 3 scenario): Ben discards his second-to-last card and forgets
+    """OC-5.1 / OC-5.2 (worked scenario): Ben discards his second-to-last card and forgets
     to call; before Cat (next) moves, Dan catches him out of turn; Ben draws 2; then Cat
     plays on. A second catch attempt has nothing to catch."""
     state = position(
