@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from croupier.service.durability import NONE, Durability
+
 
 def _setting(default: Any, env: str | None, help: str, **extra: Any) -> Any:
     return field(default=default, metadata={"env": env, "help": help, **extra})
@@ -85,6 +87,16 @@ class Settings:
     )
     store_timeout_seconds: float = _setting(
         2.0, "CROUPIER_STORE_TIMEOUT", "seconds to wait for the store before UNAVAILABLE"
+    )
+    # Durability is frozen: its one default instance is shared safely (RUF009 cannot tell).
+    durability: Durability = _setting(  # noqa: RUF009
+        NONE,
+        "CROUPIER_DURABILITY",
+        "when a write is acknowledged: none (once Redis has applied it: durable as far as"
+        " that Redis's own appendfsync makes it), aof (once fsynced to the append-only file of"
+        " the Redis that took it: WAITAOF, Redis 7.2+ with appendonly yes, checked at"
+        " start-up) or replicas:N (once N replicas have it: WAIT); a write not confirmed"
+        " within --store-timeout is answered UNAVAILABLE (docs/deployment.md, Durability)",
     )
     state_cache_size: int = _setting(
         10_000,
@@ -262,12 +274,22 @@ def _parser_of(annotation: Any) -> Callable[[str], Any]:
         (annotation,) = [a for a in typing.get_args(annotation) if a is not type(None)]
     if annotation is bool:
         return parse_bool
+    if annotation is Durability:
+        return _durability
     if optional and annotation is int:
         return _int_or_off
     if annotation in (int, float, str):
         parse: Callable[[str], Any] = annotation
         return parse
     raise TypeError(f"no parser for settings of type {annotation!r}")
+
+
+def _durability(text: str) -> Durability:
+    """`--durability`'s value; argparse shows the message of an ArgumentTypeError as it is."""
+    try:
+        return Durability.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) -> Settings:
@@ -284,7 +306,7 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
         kind = _parser_of(annotations[f.name])
         try:
             default = f.default if env is None or env not in environ else kind(environ[env])
-        except ValueError as exc:
+        except (ValueError, argparse.ArgumentTypeError) as exc:
             parser.error(f"{env}: {exc}")
         help_text = meta["help"]
         if "shown" in meta:  # a default that depends on the environment, resolved for --help

@@ -28,6 +28,16 @@ def create_request(request_id: str) -> str:
     return f"{PREFIX}:create:{{{request_id}}}"
 
 
+def durability_barrier(key: str) -> str:
+    """A key in the slot of `key` (its hash tag), written and gone within a millisecond by a
+    call answered from what another call wrote (a retry's recorded response): a write of the
+    answering connection, so that the wait of --durability after it covers what was read."""
+    start = key.find("{")
+    end = key.find("}", start + 1)
+    tag = key[start + 1 : end] if start >= 0 and end > start + 1 else key
+    return f"{PREFIX}:durable:{{{tag}}}"
+
+
 # The listing indexes and the event feed live outside any game's slot: each is sharded into
 # buckets by a hash tag of its own, so that in a Redis Cluster their writes spread over the
 # shards (docs/scaling.md, "Listing and the feed"). A game's entries go to the bucket of its

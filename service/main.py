@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import structlog
 
-from croupier.service import config, logs, metrics
+from croupier.service import config, durability, logs, metrics
 from croupier.service.embedded_redis import (
     EmbeddedRedis,
     FolderInUse,
@@ -92,7 +92,9 @@ def store_description(settings: config.Settings, redis_url: str | None) -> str:
 
 async def _run(settings: config.Settings, redis_url: str | None) -> None:
     store: Store = MeasuredStore(
-        RedisStore(redis_url, timeout=settings.store_timeout_seconds)
+        RedisStore(
+            redis_url, timeout=settings.store_timeout_seconds, durability=settings.durability
+        )
         if redis_url
         else MemoryStore()
     )
@@ -100,6 +102,21 @@ async def _run(settings: config.Settings, redis_url: str | None) -> None:
         await serve(settings, store, store_description(settings, redis_url))
     finally:
         await store.close()
+
+
+def check_durability(settings: config.Settings, redis_url: str | None) -> None:
+    """Stop here, saying what to change, when the store cannot honour --durability: a server
+    that started would answer every write UNAVAILABLE. Checked before --workers starts its
+    processes, which it would otherwise restart as each stopped."""
+    if not settings.durability.waits:
+        return
+    try:
+        facts = asyncio.run(
+            durability.check(redis_url, settings.durability, settings.store_timeout_seconds)
+        )
+    except durability.Refused as exc:
+        raise SystemExit(f"croupier-server: {exc}") from None
+    log.info("durability_checked", durability=str(settings.durability), **facts)
 
 
 def worker_cpus(settings: config.Settings) -> list[int] | None:
@@ -224,6 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     settings = config.parse(argv)
     logs.configure(settings.log_format, settings.log_level)
     with default_redis_url(settings) as redis_url:
+        check_durability(settings, redis_url)
         if settings.workers == 1 and (cpus := worker_cpus(settings)):
             # After the embedded redis-server started, which keeps every CPU; before
             # `--cpu-policy auto` reads the CPUs.

@@ -31,6 +31,7 @@ from croupier.service.store import (
     Done,
     FeedEntry,
     IndexEntry,
+    NotDurable,
     Snapshot,
     Store,
     StoreUnavailable,
@@ -135,6 +136,13 @@ STORE_LATENCY = LeanHistogram(
 )  # fmt: skip
 STORE_ERRORS = Counter(
     "croupier_store_errors", "Store operations that failed (store unreachable or too slow).",
+    ["operation"],
+)  # fmt: skip
+NOT_DURABLE = Counter(
+    "croupier_writes_not_durable",
+    "Store operations whose write (or the recorded answer they read) Redis did not confirm"
+    " durable within --store-timeout as --durability asks, by operation: answered UNAVAILABLE."
+    " Also counted in croupier_store_errors.",
     ["operation"],
 )  # fmt: skip
 WATCH_STREAMS = Gauge("croupier_watch_streams", "WatchGame streams open on this process.")
@@ -295,8 +303,10 @@ class MeasuredStore:
         started = time.perf_counter()
         try:
             return await awaitable
-        except StoreUnavailable:
+        except StoreUnavailable as exc:
             STORE_ERRORS.labels(operation).inc()
+            if isinstance(exc, NotDurable):
+                NOT_DURABLE.labels(operation).inc()
             raise
         finally:
             STORE_LATENCY.observe(operation, time.perf_counter() - started)

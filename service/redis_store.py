@@ -11,6 +11,11 @@ answers with the game as it is now, so the caller can decide again without anoth
 write carries a unique token (a random per-process prefix and a counter): if the client library
 re-sends a script whose first answer was lost (a timeout, a failover), the script recognises its
 own earlier write and reports success instead of a conflict, so no move is applied twice.
+
+With --durability aof or replicas:N (service/durability.py) every write a caller is answered
+for is followed by a wait on its own connection (WAITAOF or WAIT), and an answer that comes
+from what an earlier call wrote (a request id's record) by a write of the answering connection
+and a wait: the write is confirmed durable, or NotDurable is raised.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import itertools
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
@@ -26,9 +32,10 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 import structlog
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 
 from croupier.service import keys
+from croupier.service.durability import NONE, Durability, lean
 from croupier.service.fanout import Fanout, WatchQueue
 from croupier.service.redis_client import (
     PubSubClient,
@@ -47,6 +54,7 @@ from croupier.service.store import (
     Done,
     FeedEntry,
     IndexEntry,
+    NotDurable,
     Snapshot,
     StoreUnavailable,
     Update,
@@ -62,7 +70,8 @@ log = structlog.get_logger(__name__)
 #       deadline for the due index ('': none), the game id, feed max length, then the feed
 #       entries, each its number of arguments and those (field, value, field, value...)
 # Returns 1 when the move is written with its entries (or was, by this same commit sent before:
-# then nothing is written again, nor a refusal told again); {feed entries lost, due entry
+# then nothing is written again, nor a refusal told again, but its token is set again: a write
+# of this connection, which --durability's wait after it then covers); {feed entries lost, due entry
 # refused (1) or not (0)} when written but Redis refused some of its entries (redis.pcall: a
 # refused entry never refuses the move); 0 when the
 # deadline has passed (by Redis's clock); otherwise {state, version, record} of the game as it
@@ -71,7 +80,10 @@ log = structlog.get_logger(__name__)
 # a single Redis: in a cluster their keys are in other slots, and the caller writes them.
 COMMIT_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'v', 't')
-if current[1] == ARGV[2] and current[2] == ARGV[7] then return 1 end
+if current[1] == ARGV[2] and current[2] == ARGV[7] then
+  redis.call('HSET', KEYS[1], 't', ARGV[7])
+  return 1
+end
 if ARGV[8] ~= '0' then
   local now = redis.call('TIME')
   if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[8]) then
@@ -201,7 +213,10 @@ return {game[1], game[2], redis.call('LRANGE', KEYS[2], 0, -1)}
 # once per request id, whichever replica the retry reaches.
 UPDATE_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'v', 't')
-if current[1] == ARGV[2] and current[2] == ARGV[6] then return 1 end
+if current[1] == ARGV[2] and current[2] == ARGV[6] then
+  redis.call('HSET', KEYS[1], 't', ARGV[6])
+  return 1
+end
 local kept = false
 if #KEYS == 4 then kept = redis.call('GET', KEYS[4]) end
 if kept or current[1] ~= ARGV[1] then
@@ -239,7 +254,7 @@ def _store_errors(
 
 
 class RedisStore:
-    def __init__(self, url: str, *, timeout: float = 2.0) -> None:
+    def __init__(self, url: str, *, timeout: float = 2.0, durability: Durability = NONE) -> None:
         self.cluster = is_cluster_url(url)
         # On a single Redis a move's due-index and feed entries are written by its commit
         # script: no command and no reply of their own (docs/performance.md). In a cluster
@@ -256,6 +271,17 @@ class RedisStore:
         self._create = self._redis.register_script(CREATE_SCRIPT)
         self._load_with_log = self._redis.register_script(LOAD_WITH_LOG_SCRIPT)
         self._update = self._redis.register_script(UPDATE_SCRIPT)
+        # --durability: the wait that follows each write on its connection, which only the
+        # lean clients can send there (durability.lean; the start-up check refuses others).
+        self._durability = durability
+        self._timeout = timeout
+        self._wait: tuple[str | int, ...] | None = None
+        self._lean: RespClient | ClusterClient | None = None
+        if durability.waits:
+            if not lean(url) or not isinstance(self._redis, RespClient | ClusterClient):
+                raise ValueError(f"--durability {durability} needs a redis:// URL")
+            self._wait = durability.wait_command(timeout)
+            self._lean = self._redis
         self._fanout = Fanout()
         self._pubsub: Any = None  # PubSub, or ClusterPubSub with its node mapping
         self._readers: dict[str, asyncio.Task[None]] = {}
@@ -280,6 +306,9 @@ class RedisStore:
             record = None
         if version is None or data is None:
             return None
+        if record is not None and self._wait is not None:
+            # The caller answers with the record: it must be durable first.
+            await self._barrier(keys.game(game_id))
         return Snapshot(int(version), data, record)
 
     @_store_errors
@@ -292,13 +321,23 @@ class RedisStore:
 
     @_store_errors
     async def create(self, game_id: str, data: bytes, ttl_seconds: int) -> None:
-        await self._create(keys=[keys.game(game_id), keys.log(game_id)], args=[data, ttl_seconds])
+        script_keys = [keys.game(game_id), keys.log(game_id)]
+        if self._wait is None:
+            await self._create(keys=script_keys, args=[data, ttl_seconds])
+            return
+        _, waiting = await self._durable_script(CREATE_SCRIPT, script_keys, [data, ttl_seconds])
+        await self._confirm(waiting)
 
     @_store_errors
     async def commit(self, commit: Commit) -> CommitResult:
         entries = self.entries_with_commit
         script_keys, args = commit_arguments(commit, self._token(), entries=entries)
-        return commit_result(await self._commit(keys=script_keys, args=args))
+        if self._wait is None:
+            return commit_result(await self._commit(keys=script_keys, args=args))
+        reply, waiting = await self._durable_script(COMMIT_SCRIPT, script_keys, args)
+        result = commit_result(reply)
+        await self._settle(result, waiting, script_keys[0])
+        return result
 
     def _token(self) -> str:
         return f"{self._token_prefix}{next(self._token_numbers):x}"
@@ -318,7 +357,73 @@ class RedisStore:
         if update.request_id is not None and update.record is not None:
             script_keys.append(keys.request(game_id, update.request_id))
             args += [update.record, update.record_ttl_seconds]
-        return commit_result(await self._update(keys=script_keys, args=args))
+        if self._wait is None:
+            return commit_result(await self._update(keys=script_keys, args=args))
+        reply, waiting = await self._durable_script(UPDATE_SCRIPT, script_keys, args)
+        result = commit_result(reply)
+        await self._settle(result, waiting, script_keys[0])
+        return result
+
+    # --durability: each write followed by its wait, on the write's own connection.
+
+    async def _durable_script(
+        self, script: str, script_keys: Sequence[str], args: Sequence[Any]
+    ) -> tuple[Any, asyncio.Future[Any]]:
+        """`script` run (EVALSHA, or EVAL when Redis has not cached it), followed by the wait:
+        its reply, and the wait's future (`_confirm`)."""
+        assert self._lean is not None and self._wait is not None
+        sha = _sha(script)
+        try:
+            return await self._lean.execute_then_wait(
+                ("EVALSHA", sha, len(script_keys), *script_keys, *args), self._wait
+            )
+        except NoScriptError:
+            return await self._lean.execute_then_wait(
+                ("EVAL", script, len(script_keys), *script_keys, *args), self._wait
+            )
+
+    async def _durable_command(self, *args: Any) -> tuple[Any, asyncio.Future[Any]]:
+        assert self._lean is not None and self._wait is not None
+        return await self._lean.execute_then_wait(args, self._wait)
+
+    async def _confirm(self, waiting: Awaitable[Any]) -> None:
+        """The wait's reply confirms the writes before it, or NotDurable."""
+        try:
+            reply = await waiting
+        except (RedisError, TimeoutError) as exc:
+            # Redis refused the wait (its append-only file turned off since start-up, a
+            # primary turned replica), or it did not answer in time.
+            raise NotDurable(
+                f"the write is made but not confirmed durable (--durability {self._durability}):"
+                f" {type(exc).__name__}: {exc}"
+            ) from exc
+        if not self._durability.confirmed(reply):
+            what = (
+                "in the append-only file on disk"
+                if self._durability.kind == "aof"
+                else f"on {reply} of {self._durability.replicas} replicas"
+            )
+            raise NotDurable(
+                f"the write is made but not {what} within {self._timeout:g} s"
+                f" (--durability {self._durability})"
+            )
+
+    async def _settle(self, result: CommitResult, waiting: Awaitable[Any], key: str) -> None:
+        """Confirm what a commit or an update answers for: its write, or the record it found
+        (written by an earlier call, whose answer was lost or unconfirmed). A conflict or a
+        write too late answers for nothing: its wait is left to be dropped."""
+        if result.written:
+            await self._confirm(waiting)
+        elif result.current is not None and result.current.record is not None:
+            await self._barrier(key)
+
+    async def _barrier(self, key: str) -> None:
+        """Confirm what this process read in `key`'s slot: written by another connection, it
+        is covered by no wait of this one until this one writes there too (WAIT and WAITAOF
+        answer for their own connection's writes; Redis's log is in order, so one covers
+        every write before it)."""
+        _, waiting = await self._durable_command("SET", keys.durability_barrier(key), "1", "PX", 1)
+        await self._confirm(waiting)
 
     @_store_errors
     async def delete(self, game_id: str) -> None:
@@ -343,6 +448,14 @@ class RedisStore:
 
     @_store_errors
     async def index_add(self, entries: Sequence[IndexEntry]) -> None:
+        if self._wait is not None:
+            # A game's listing entries, written before its CreateGame is answered. Each master's
+            # wait is shared by its entries (one turn).
+            sent = await asyncio.gather(
+                *(self._durable_command("ZADD", e.key, e.score, e.game_id) for e in entries)
+            )
+            await asyncio.gather(*(self._confirm(waiting) for _, waiting in sent))
+            return
         if len(entries) == 1:
             # A clocked move's due entry, on every such move: no task of gather's for one command.
             entry = entries[0]
@@ -410,21 +523,41 @@ class RedisStore:
 
     @_store_errors
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
+        if self._wait is not None:
+            return await self._durable_set(key, candidate, SECRET_TTL_SECONDS)
         # redis-py parses a raw SET's reply as OK or not: its own set() keeps GET's value.
         kept = await self._redis.set(key, candidate, ex=SECRET_TTL_SECONDS, nx=True, get=True)
         return candidate if kept is None else bytes(kept)
 
     @_store_errors
     async def get_create_record(self, request_id: str) -> bytes | None:
-        record: bytes | None = await self._redis.get(keys.create_request(request_id))
+        key = keys.create_request(request_id)
+        record: bytes | None = await self._redis.get(key)
+        if record is not None and self._wait is not None:
+            await self._barrier(key)  # the caller answers with it
         return record
 
     @_store_errors
     async def put_create_record(self, request_id: str, record: bytes, ttl_seconds: int) -> bytes:
+        key = keys.create_request(request_id)
+        if self._wait is not None:
+            return await self._durable_set(key, record, ttl_seconds)
         previous: bytes | None = await self._redis.set(
-            keys.create_request(request_id), record, ex=ttl_seconds, nx=True, get=True
+            key, record, ex=ttl_seconds, nx=True, get=True
         )
         return record if previous is None else previous
+
+    async def _durable_set(self, key: str, value: bytes, ttl_seconds: int) -> bytes:
+        """SET NX GET, confirmed: `value` once written, else the value kept (the caller
+        answers with either)."""
+        previous, waiting = await self._durable_command(
+            "SET", key, value, "EX", ttl_seconds, "NX", "GET"
+        )
+        if previous is None:
+            await self._confirm(waiting)
+            return value
+        await self._barrier(key)
+        return bytes(previous)
 
     # Notifications: sharded pub/sub (SSUBSCRIBE), one connection per Redis node, shared by
     # every watcher of this process.
@@ -579,6 +712,12 @@ class RedisStore:
         await self._redis.aclose()
         if self._subscriber is not self._redis:
             await self._subscriber.aclose()
+
+
+@functools.cache
+def _sha(script: str) -> str:
+    """The SHA1 Redis caches `script` under (EVALSHA)."""
+    return hashlib.sha1(script.encode()).hexdigest()
 
 
 def _xadd(entry: FeedEntry) -> list[Any]:

@@ -18,6 +18,12 @@ as `asyncio.timeout` sets, cost more CPU than the rest of a command). A command 
 or whose caller stopped waiting, leaves its reply to be read and dropped, so the connection
 stays in step; a lost connection fails every waiting command with ConnectionError, and the next
 command connects again.
+
+A write can be followed by a wait (`execute_then_wait`: WAITAOF or WAIT, --durability in
+service/durability.py) on the same connection, which is what those commands answer for: the
+writes this connection made before them. The writes of one turn share one wait, written after
+all of them: one wait a turn, not one per write, and a connection blocked in Redis by a wait
+holds back one turn's commands at most.
 """
 
 from __future__ import annotations
@@ -52,6 +58,10 @@ class _Protocol(asyncio.Protocol):
         # a future done once they are (`written`).
         self._unsent: list[bytes] = []
         self._written: asyncio.Future[None] | None = None
+        self._flushing = False  # the end of this turn's flush is scheduled
+        # The wait (its command and its reply's future) to write after this turn's commands,
+        # shared by every write of the turn that asked for one (`wait_after`).
+        self._wait: tuple[bytes, asyncio.Future[Any]] | None = None
         self.lost = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -74,6 +84,11 @@ class _Protocol(asyncio.Protocol):
         self._wrote()  # what was not written never will be: its commands fail below
         if self._timer is not None:
             self._timer.cancel()
+        if self._wait is not None:
+            _, waiting = self._wait
+            self._wait = None
+            if not waiting.done():
+                waiting.set_exception(RedisConnectionError("connection to Redis lost"))
         while self._waiting:
             future, _ = self._waiting.popleft()
             if not future.done():
@@ -90,33 +105,77 @@ class _Protocol(asyncio.Protocol):
             raise RedisConnectionError("connection to Redis lost")
         loop = asyncio.get_running_loop()
         futures = [loop.create_future() for _ in range(replies)]
-        if self._timeout is None:
-            deadline = float("inf")
-        else:
-            deadline = loop.time() + self._timeout
-            if self._timer is None:
-                self._timer = loop.call_at(deadline, self._expire)
+        deadline = self._deadline(loop)
         if at_once is None:
             # Nothing in flight: likely a lone call, whose wait would only grow by waiting for
             # the end of the turn. The commands that follow it in this turn go out together.
-            at_once = not self._waiting and not self._unsent
-        self._waiting.extend((future, deadline) for future in futures)
+            at_once = not self._waiting and not self._unsent and self._wait is None
         if at_once:
-            if self._unsent:
-                payload = b"".join([*self._unsent, payload])
-                self._unsent = []  # the end of the turn's flush then finds nothing
+            if self._unsent or self._wait is not None:
+                # Before it (the end of the turn's flush then finds nothing), in their order.
+                payload = b"".join([*self._take_unsent(deadline), payload])
+            self._waiting.extend((future, deadline) for future in futures)
             self._transport.write(payload)
             self._wrote()
         else:
-            if not self._unsent:
-                loop.call_soon(self._flush)
+            self._waiting.extend((future, deadline) for future in futures)
+            self._schedule_flush(loop)
             self._unsent.append(payload)
         return futures
 
-    def _flush(self) -> None:
-        """Write the commands of this turn of the event loop in one system call."""
+    def wait_after(self, payload: bytes) -> asyncio.Future[Any]:
+        """`payload`, a WAIT or WAITAOF, written at the end of this turn of the event loop
+        after every command sent on this connection so far: its reply's future. The callers
+        of one turn share it (a wait answers for every write its connection made before it);
+        a caller that does not await it leaves its outcome to be dropped."""
+        if self.lost or self._transport is None or self._transport.is_closing():
+            raise RedisConnectionError("connection to Redis lost")
+        if self._wait is not None and self._wait[0] == payload:
+            return self._wait[1]
+        loop = asyncio.get_running_loop()
+        if self._wait is not None:  # another wait (never, with one --durability): in its place
+            self._unsent.append(self._wait[0])
+            self._waiting.append((self._wait[1], self._deadline(loop)))
+        waiting: asyncio.Future[Any] = loop.create_future()
+        waiting.add_done_callback(_retrieve)
+        self._wait = (payload, waiting)
+        self._schedule_flush(loop)
+        return waiting
+
+    def _deadline(self, loop: asyncio.AbstractEventLoop) -> float:
+        """The deadline of a command sent now; the timer set if none is."""
+        if self._timeout is None:
+            return float("inf")
+        deadline = loop.time() + self._timeout
+        if self._timer is None:
+            self._timer = loop.call_at(deadline, self._expire)
+        return deadline
+
+    def _schedule_flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        if not self._flushing:
+            self._flushing = True
+            loop.call_soon(self._flush)
+
+    def _take_unsent(self, deadline: float) -> list[bytes]:
+        """The commands sent and not yet written, then this turn's wait (its reply now
+        awaited, after theirs, with `deadline`): taken, to be written at once."""
         unsent = self._unsent
         self._unsent = []
+        if self._wait is not None:
+            payload, waiting = self._wait
+            self._wait = None
+            unsent.append(payload)
+            self._waiting.append((waiting, deadline))
+        return unsent
+
+    def _flush(self) -> None:
+        """Write the commands of this turn of the event loop in one system call."""
+        self._flushing = False
+        if self.lost:
+            return  # connection_lost failed them all
+        # A deadline (and its timer) only for a wait: a flush of commands alone sets none.
+        loop = asyncio.get_running_loop()
+        unsent = self._take_unsent(self._deadline(loop) if self._wait is not None else 0.0)
         if unsent and self._transport is not None and not self._transport.is_closing():
             self._transport.write(unsent[0] if len(unsent) == 1 else b"".join(unsent))
         self._wrote()
@@ -124,7 +183,7 @@ class _Protocol(asyncio.Protocol):
     def written(self) -> asyncio.Future[None] | None:
         """A future done once the commands sent and not yet written are (at the end of this
         turn); None when there are none."""
-        if not self._unsent:
+        if not self._unsent and self._wait is None:
             return None
         if self._written is None:
             self._written = asyncio.get_running_loop().create_future()
@@ -192,6 +251,7 @@ class RespClient(Commands):
         options: dict[str, Any] = parse_url(url)  # type: ignore[no-untyped-call]
         self._host = options.get("host", "127.0.0.1")
         self._port = int(options.get("port", 6379))
+        self.address = f"{self._host}:{self._port}"  # for messages
         self._setup: list[tuple[Arg, ...]] = []
         if options.get("password"):
             user = options.get("username")
@@ -232,6 +292,18 @@ class RespClient(Commands):
     async def execute_command(self, *args: Arg) -> Any:
         protocol = await self._connection()
         return await protocol.send(_pack(args), 1)[0]
+
+    async def execute_then_wait(
+        self, args: Sequence[Arg], wait: Sequence[Arg]
+    ) -> tuple[Any, asyncio.Future[Any]]:
+        """`args`, then `wait` (WAIT or WAITAOF) on the same connection, both written at the end
+        of this turn, the wait shared with this turn's other writes (`_Protocol.wait_after`):
+        the command's reply, and the future of the wait's, for the caller to await when the
+        reply says that something is to be confirmed. The command's error is raised."""
+        protocol = await self._connection()
+        sent = protocol.send(_pack(tuple(args)), 1, at_once=False)[0]
+        waiting = protocol.wait_after(_pack(tuple(wait)))
+        return await sent, waiting
 
     def send_nowait(self, *args: Arg) -> asyncio.Future[Any] | None:
         """Send one command without waiting for its reply, with the other commands of this turn
@@ -291,6 +363,12 @@ class RespClient(Commands):
         if self._protocol is not None:
             self._protocol.close()
             self._protocol = None
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """A wait that no caller awaited may fail unseen: its error is taken here."""
+    if not future.cancelled():
+        future.exception()
 
 
 class Pipeline:

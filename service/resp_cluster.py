@@ -23,6 +23,10 @@ one's path (one connection per node, group commit, hiredis) and adds only a slot
   again: the caller's deadline is what bounds it.
 - A pipeline (a game's keys: one slot) is one write to one node; the commands of one that met a
   redirection or a lost connection are sent again one by one, as above.
+- A write followed by a wait (`execute_then_wait`, --durability) has its wait sent to the node
+  that made the write, on the same connection: WAIT and WAITAOF answer for the writes of their
+  own connection. A write that is sent again (a redirection, a lost connection) is followed by
+  a wait again, on the node that takes it.
 
 Pub/sub (SSUBSCRIBE on each shard's master) is not here: the watch streams keep redis-py's
 `RedisCluster` (service/redis_client.py), and so does TLS (`rediss+cluster://`). That client
@@ -44,6 +48,7 @@ from redis.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 
+from croupier.service.keys import durability_barrier
 from croupier.service.resp import Arg, Commands, RespClient
 
 SLOTS = 16384
@@ -71,13 +76,19 @@ def key_slot(key: Arg) -> int:
 
 def command_slot(args: Sequence[Arg]) -> int | None:
     """The slot of a command's first key; None for a command without keys."""
+    key = command_key(args)
+    return None if key is None else key_slot(key)
+
+
+def command_key(args: Sequence[Arg]) -> Arg | None:
+    """A command's first key; None for a command without keys."""
     name = args[0]
     name = (name.decode() if isinstance(name, bytes) else str(name)).upper()
     if name in SCRIPTS:
-        return key_slot(args[3]) if len(args) > 3 and int(args[2]) > 0 else None
+        return args[3] if len(args) > 3 and int(args[2]) > 0 else None
     if name in KEYLESS or len(args) < 2:
         return None
-    return key_slot(args[1])
+    return args[1]
 
 
 def redirection(error: ResponseError) -> tuple[str, int, Address] | None:
@@ -257,20 +268,63 @@ class ClusterClient(Commands):
 
     async def _send(self, args: tuple[Arg, ...], slot: int | None, error: Exception | None) -> Any:
         """`args` through redirections and lost connections; `error`: the first attempt's."""
+        reply, _ = await self._send_on(args, slot, error)
+        return reply
+
+    async def _send_on(
+        self, args: tuple[Arg, ...], slot: int | None, error: Exception | None
+    ) -> tuple[Any, RespClient]:
+        """`_send`, and the node that answered."""
         asking: RespClient | None = None
         for attempt in range(ATTEMPTS):
             if error is not None:
                 asking = await self._recover(error, slot, attempt)
             try:
                 if asking is not None:
-                    return (await asking.execute_many([("ASKING",), args]))[1]
-                return await (await self._node_of(slot)).execute_command(*args)
+                    return (await asking.execute_many([("ASKING",), args]))[1], asking
+                node = await self._node_of(slot)
+                return await node.execute_command(*args), node
             except (ResponseError, RedisConnectionError) as exc:
                 if not resent(exc):
                     raise
                 error = exc
         assert error is not None
         raise error
+
+    async def execute_then_wait(
+        self, args: Sequence[Arg], wait: Sequence[Arg]
+    ) -> tuple[Any, asyncio.Future[Any]]:
+        """As the lean client's `execute_then_wait`, on the master of the command's slot: the
+        wait goes to the node that made the write, on its connection (module docstring)."""
+        command = tuple(args)
+        slot = command_slot(command)
+        node = self._slots[slot] if slot is not None else None
+        if node is not None:
+            try:
+                return await node.execute_then_wait(command, wait)
+            except (ResponseError, RedisConnectionError) as exc:
+                if not resent(exc):
+                    raise
+                error: Exception | None = exc
+        else:
+            error = None
+        # Rare (a slot moved, a node restarted): the write as `execute_command` sends it, then a
+        # wait of its own on the node that took it, after a write in the same slot: the
+        # connection that made the write may have been replaced since, and a wait answers for
+        # its own connection's writes only (Redis's log is in order: one covers those before).
+        reply, node = await self._send_on(command, slot, error)
+        key = command_key(command)
+        barrier: tuple[Arg, ...] = (
+            ("PING",) if key is None else ("SET", durability_barrier(_text(key)), "1", "PX", 1)
+        )
+        _, waiting = await node.execute_then_wait(barrier, wait)
+        return reply, waiting
+
+    async def masters(self) -> list[RespClient]:
+        """The client of every master (the slot map read first if it is not yet)."""
+        if not self._masters:
+            await self.refresh()
+        return list(self._masters)
 
     async def _recover(self, error: Exception, slot: int | None, attempt: int) -> RespClient | None:
         """What `error` asks before the next attempt; the node to send ASKING to, if any."""
@@ -368,6 +422,10 @@ class ClusterPipeline:
         tb: TracebackType | None,
     ) -> None:
         self._commands.clear()
+
+
+def _text(key: Arg) -> str:
+    return key.decode() if isinstance(key, bytes) else str(key)
 
 
 def _retrieve(future: asyncio.Future[None]) -> None:

@@ -19,6 +19,12 @@ class StoreUnavailable(Exception):
     """The store cannot be reached or did not answer in time."""
 
 
+class NotDurable(StoreUnavailable):
+    """The store made a write (or holds the answer asked for) but did not confirm in time
+    that it is durable as --durability asks (service/durability.py): the call is answered
+    UNAVAILABLE, never as done, and its retry with the same request id is answered once it is."""
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """A game as read from the store."""
