@@ -20,11 +20,13 @@ import re
 import statistics
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 Report = dict[str, Any]
 Renderer = Callable[[Sequence[Report]], list[str]]
+Column = tuple[str, Callable[[Any], object]]  # a header, and the cell it makes of a row
 
 PAGES = (Path("docs/performance.md"), Path("docs/scaling.md"))
 RESULTS = Path("docs/results")
@@ -62,19 +64,14 @@ def _row(*cells: object) -> str:
     return "| " + " | ".join(str(cell) for cell in cells) + " |"
 
 
-def _header(*names: str) -> list[str]:
-    return [_row(*names), _row(*("---" for _ in names))]
+def _table(columns: Sequence[Column], rows: Iterable[Any]) -> list[str]:
+    lines = [_row(*(name for name, _ in columns)), _row(*("---" for _ in columns))]
+    return lines + [_row(*(cell(row) for _, cell in columns)) for row in rows]
 
 
-def _games(report: Report) -> list[str]:
-    return [game for game in GAME_ORDER if game in report]
-
-
-def _load_before(report: Report) -> float | None:
-    machine = report.get("machine")
-    if machine:
-        return float(machine["load_average_before"][0])
-    return None
+def _span(values: Sequence[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.2f}" if low == high else f"{low:.2f}{DASH}{high:.2f}"
 
 
 def _load_after(report: Report) -> float | None:
@@ -84,16 +81,14 @@ def _load_after(report: Report) -> float | None:
     return None
 
 
-def _span(values: Sequence[float]) -> str:
-    low, high = min(values), max(values)
-    return f"{low:.2f}" if low == high else f"{low:.2f}{DASH}{high:.2f}"
-
-
 def machine_line(reports: Sequence[Report]) -> str:
     """What the reports ran on, and whether other work shared the machine: a load average of 1
     or more before a run, or at its end more than the bench's own (server, Redis, client: about
     one per CPU) and one, means other processes were running beside it."""
-    described = []
+    described: list[str] = []
+    before: list[float] = []
+    after: list[float] = []
+    cpus = 1
     for report in reports:
         machine = report.get("machine")
         if machine:
@@ -101,41 +96,27 @@ def machine_line(reports: Sequence[Report]) -> str:
                 f"{machine['cpu']}, {machine['cpu_count']} CPUs, {machine['system']}, Python"
                 f" {machine['python']}, grpcio {machine['grpcio']}, protobuf {machine['protobuf']}"
             )
-        else:
-            cpus = (report.get("config") or {}).get("cpu_count")
-            text = f"{cpus} CPUs" if cpus else "not recorded"
+            before.append(float(machine["load_average_before"][0]))
+        else:  # a report written before the machine was recorded: the load at its end
+            count = (report.get("config") or {}).get("cpu_count")
+            text = f"{count} CPUs" if count else "not recorded"
+            if (load := _load_after(report)) is not None:
+                after.append(load)
+        cpus = max(cpus, int((machine or report.get("config") or {}).get("cpu_count") or 1))
         if text not in described:
             described.append(text)
-    before = [load for load in map(_load_before, reports) if load is not None]
-    after = [
-        load
-        for load in (_load_after(r) for r in reports if _load_before(r) is None)
-        if load is not None
-    ]
     runs = "runs" if len(reports) > 1 else "run"
-    loads = []
-    if before:
-        loads.append(f"load average {_span(before)} before the {runs}")
-    if after:
-        loads.append(f"load average {_span(after)} at the end of the {runs}")
-    cpus = max(
-        (int((r.get("machine") or r.get("config") or {}).get("cpu_count") or 1) for r in reports),
-        default=1,
-    )
+    loads = [f"load average {_span(before)} before the {runs}"] if before else []
+    loads += [f"load average {_span(after)} at the end of the {runs}"] if after else []
     shared = any(load >= 1.0 for load in before) or any(load >= cpus + 1 for load in after)
     note = ": other work shared the machine, so the figures are noisy" if shared else ""
     return f"Machine: {'; '.join(described)}; {', '.join(loads)}{note}."
 
 
-def _commands(reports: Sequence[Report]) -> list[str]:
-    commands = [report["command"] for report in reports if report.get("command")]
-    if not commands:
-        return []
-    return ["", *(f"    {command}" for command in commands)]
-
-
 def _block(reports: Sequence[Report], table: list[str], *notes: str) -> list[str]:
-    return [*_commands(reports), "", *table, "", *notes, machine_line(reports)]
+    """The commands that made the reports, the table, its notes and the machine line."""
+    commands = [f"    {r['command']}" for r in reports if r.get("command")]
+    return [*(["", *commands] if commands else []), "", *table, "", *notes, machine_line(reports)]
 
 
 def _cpu(report: Report, phase: str, label: str = "server_us_per_move") -> float | None:
@@ -143,315 +124,238 @@ def _cpu(report: Report, phase: str, label: str = "server_us_per_move") -> float
     return float(value) if value is not None else None
 
 
-def _seats(report: Report, game: str) -> int:
-    return int(report["config"]["seats"][game])
+def _phase(report: Report, kind: str, game: str) -> str:
+    return f"{kind}:{game}" if report["config"]["separately"] else kind
 
 
-# The service benchmark.
+def _per_game(report: Report) -> list[tuple[str, str]]:
+    """The report's games in the pages' order, each with its label: `game (seats)`."""
+    games = [game for game in GAME_ORDER if game in report]
+    return [(game, f"{game} ({report['config']['seats'][game]})") for game in games]
+
+
+def _pair(mean: float | None, most: float | None, unit: str = "") -> str:
+    return f"{number(mean)}{unit} / {number(most)}{unit}"
 
 
 def service(reports: Sequence[Report]) -> list[str]:
     """Per game: replayed ApplyMoves (the server's CPU per move, calls/s, against Echo) and
     game-play moves (a ListLegalMoves and an ApplyMove)."""
-    (report,) = reports
-    base = report["baseline"]
-    table = _header(
-        "game (seats)",
-        "replayed ApplyMove/s",
-        f"{TIMES} Echo",
-        "server µs per ApplyMove",
-        "Redis µs",
-        "game-play moves/s",
-        "server µs per game-play move",
-    )
-    table.append(
-        _row(
-            "Echo (the baseline)",
-            number(base["calls_per_s"]),
-            "1",
-            number(_cpu(report, "baseline", "server_us_per_call"), 1),
-            "",
-            "",
-            "",
+    (r,) = reports
+    plays = (r.get("game_play") or {}).get("games", {})
+    echo = ["Echo (the baseline)", number(r["baseline"]["calls_per_s"]), "1"]
+    echo += [number(_cpu(r, "baseline", "server_us_per_call"), 1), "", "", ""]
+    rows = [
+        (
+            label,
+            number(r[game]["calls_per_s"]),
+            number(r[game]["ratio"], 2),
+            number(_cpu(r, _phase(r, "replay", game)), 1),
+            number(_cpu(r, _phase(r, "replay", game), "redis_us_per_move"), 1),
+            number(plays.get(game, {}).get("calls_per_s")),
+            number(_cpu(r, _phase(r, "game_play", game)), 1),
         )
-    )
-    plays = (report.get("game_play") or {}).get("games", {})
-    for game in _games(report):
-        entry = report[game]
-        phase = f"replay:{game}" if report["config"]["separately"] else "replay"
-        play = f"game_play:{game}" if report["config"]["separately"] else "game_play"
-        table.append(
-            _row(
-                f"{game} ({_seats(report, game)})",
-                number(entry["calls_per_s"]),
-                number(entry["ratio"], 2),
-                number(_cpu(report, phase), 1),
-                number(_cpu(report, phase, "redis_us_per_move"), 1),
-                number(plays.get(game, {}).get("calls_per_s")),
-                number(_cpu(report, play), 1),
-            )
-        )
-    errors = sum(report["errors"].values())
-    return _block(reports, table, f"Errors: {errors}.")
+        for game, label in _per_game(r)
+    ]
+    headers = ["game (seats)", "replayed ApplyMove/s", f"{TIMES} Echo", "server µs per ApplyMove"]
+    headers += ["Redis µs", "game-play moves/s", "server µs per game-play move"]
+    table = _table([(h, itemgetter(i)) for i, h in enumerate(headers)], [echo, *rows])
+    return _block(reports, table, f"Errors: {sum(r['errors'].values())}.")
 
 
 def latency(reports: Sequence[Report]) -> list[str]:
     """Per game, one call in flight: ApplyMove's latency percentiles and the server's CPU."""
-    (report,) = reports
-    base = report["baseline"]
-    table = _header(
-        "game (seats)", "ApplyMove/s", "p50 ms", "p90 ms", "p99 ms", "server µs per ApplyMove"
-    )
-    table.append(
-        _row(
-            "Echo (the baseline)",
-            number(base["calls_per_s"]),
-            number(base["p50_ms"], 3),
-            number(base["p90_ms"], 3),
-            number(base["p99_ms"], 3),
-            number(_cpu(report, "baseline", "server_us_per_call"), 1),
-        )
-    )
-    for game in _games(report):
-        entry = report[game]
-        phase = f"replay:{game}" if report["config"]["separately"] else "replay"
-        table.append(
-            _row(
-                f"{game} ({_seats(report, game)})",
-                number(entry["calls_per_s"]),
-                number(entry["p50_ms"], 3),
-                number(entry["p90_ms"], 3),
-                number(entry["p99_ms"], 3),
-                number(_cpu(report, phase), 1),
-            )
-        )
-    return _block(reports, table, f"Errors: {sum(report['errors'].values())}.")
+    (r,) = reports
+    rows = [("Echo (the baseline)", r["baseline"], "baseline", "server_us_per_call")]
+    rows += [
+        (label, r[game], _phase(r, "replay", game), "server_us_per_move")
+        for game, label in _per_game(r)
+    ]
+    columns: list[Column] = [
+        ("game (seats)", lambda row: row[0]),
+        ("ApplyMove/s", lambda row: number(row[1]["calls_per_s"])),
+        *(
+            (f"{p} ms", lambda row, p=p: number(row[1][f"{p}_ms"], 3))
+            for p in ("p50", "p90", "p99")
+        ),
+        ("server µs per ApplyMove", lambda row: number(_cpu(r, row[2], row[3]), 1)),
+    ]
+    return _block(reports, _table(columns, rows), f"Errors: {sum(r['errors'].values())}.")
+
+
+def _commands_of(entry: Report) -> str:
+    counts = sorted(entry["commands_per_call"].items())
+    return ", ".join(f"`{n.upper()}`" + (f" {TIMES}{c:g}" if c != 1 else "") for n, c in counts)
+
+
+def _trips(entry: Report) -> str:
+    low, high = entry["round_trips_min"], entry["round_trips_max"]
+    return f"{entry['round_trips_median']:g}" + (f" ({low}{DASH}{high})" if low != high else "")
 
 
 def redis_calls(reports: Sequence[Report]) -> list[str]:
     """Redis round trips, commands and bytes of single calls (the service benchmark's count)."""
-    (report,) = reports
-    counts = report["redis"]
-    table = _header(
-        "RPC", "round trips", "commands (each once unless said)", "bytes to / from Redis"
-    )
-    for rpc in ("apply_move", "list_legal_moves", "get_game", "create_game"):
-        entry = counts.get(rpc)
-        if not entry:
-            continue
-        commands = ", ".join(
-            f"`{name.upper()}`" + (f" {TIMES}{count:g}" if count != 1 else "")
-            for name, count in sorted(entry["commands_per_call"].items())
-        )
-        trips = entry["round_trips_median"]
-        spread = (entry["round_trips_min"], entry["round_trips_max"])
-        table.append(
-            _row(
-                rpc,
-                f"{trips:g}" + (f" ({spread[0]}{DASH}{spread[1]})" if len(set(spread)) > 1 else ""),
-                commands,
-                f"{number(entry['net_input_bytes_median'])}"
-                f" / {number(entry['net_output_bytes_median'])}",
-            )
-        )
-    game = next(iter(_games(report)), "")
-    return _block(
-        reports,
-        table,
-        f"Medians of single calls, one at a time ({game}, {_seats(report, game)} seats).",
-    )
+    (r,) = reports
+    rpcs = ("apply_move", "list_legal_moves", "get_game", "create_game")
+    rows = [(rpc, r["redis"][rpc]) for rpc in rpcs if r["redis"].get(rpc)]
+    columns: list[Column] = [
+        ("RPC", lambda row: row[0]),
+        ("round trips", lambda row: _trips(row[1])),
+        ("commands (each once unless said)", lambda row: _commands_of(row[1])),
+        (
+            "bytes to / from Redis",
+            lambda row: _pair(row[1]["net_input_bytes_median"], row[1]["net_output_bytes_median"]),
+        ),
+    ]
+    game, label = _per_game(r)[0]
+    seats = label.removeprefix(game).strip(" ()")
+    note = f"Medians of single calls, one at a time ({game}, {seats} seats)."
+    return _block(reports, _table(columns, rows), note)
 
 
 def redis_per_move(reports: Sequence[Report]) -> list[str]:
-    """Redis counters over each replay window (`--redis-stats`), per move, and the memory of
-    the replayed games' keys."""
-    table = _header(
-        "game (seats)",
-        "round trips",
-        "commands",
-        "bytes to Redis",
-        "bytes from Redis",
-        "`used_memory` growth",
-    )
-    for report in reports:
-        windows = report["redis"]["replay"]
-        for game in _games(report):
-            entry = windows.get(f"replay:{game}") or {}
-            if "error" in entry or not entry:
-                continue
-            table.append(
-                _row(
-                    f"{game} ({_seats(report, game)})",
-                    number(entry["round_trips_per_move"], 3),
-                    number(sum(entry["commands_per_move"].values()), 2),
-                    number(entry["net_input_bytes_per_move"]),
-                    number(entry["net_output_bytes_per_move"]),
-                    number(entry["used_memory_per_move"]),
-                )
-            )
-    return _block(reports, table, "Bytes per move, over each game's replay window.")
+    """Redis counters over each replay window (`--redis-stats`), per move."""
+    rows = [
+        (label, r["redis"]["replay"].get(f"replay:{game}") or {})
+        for r in reports
+        for game, label in _per_game(r)
+    ]
+    columns: list[Column] = [
+        ("game (seats)", lambda row: row[0]),
+        ("round trips", lambda row: number(row[1]["round_trips_per_move"], 3)),
+        ("commands", lambda row: number(sum(row[1]["commands_per_move"].values()), 2)),
+        ("bytes to Redis", lambda row: number(row[1]["net_input_bytes_per_move"])),
+        ("bytes from Redis", lambda row: number(row[1]["net_output_bytes_per_move"])),
+        ("`used_memory` growth", lambda row: number(row[1]["used_memory_per_move"])),
+    ]
+    rows = [row for row in rows if row[1] and "error" not in row[1]]
+    return _block(reports, _table(columns, rows), "Bytes per move, over each game's replay window.")
 
 
 def redis_memory(reports: Sequence[Report]) -> list[str]:
     """Redis memory of the keys of replayed, finished games (`--redis-stats`)."""
-    table = _header(
-        "game (seats)",
-        "moves per game",
-        "game hash",
-        "move log per move",
-        "idempotency record (its stored bytes)",
-    )
-    for report in reports:
-        games = report["redis"].get("games") or {}
-        for game in _games(report):
-            entry = games.get(game)
-            if not entry:
-                continue
-            table.append(
-                _row(
-                    f"{game} ({_seats(report, game)})",
-                    number(entry["moves_mean"]),
-                    f"{number(entry['game_key_memory_mean'])} B",
-                    f"{number(entry['log_key_memory_mean'] / entry['moves_mean'], 1)} B",
-                    f"{number(entry['record_key_memory_mean'])} B"
-                    f" ({number(entry['record_bytes_mean'])} B)",
-                )
-            )
-    return _block(
-        reports, table, "`MEMORY USAGE` of each key, means over the replayed games of each type."
-    )
+    rows = [
+        (label, r["redis"]["games"][game])
+        for r in reports
+        for game, label in _per_game(r)
+        if game in (r["redis"].get("games") or {})
+    ]
+    columns: list[Column] = [
+        ("game (seats)", lambda row: row[0]),
+        ("moves per game", lambda row: number(row[1]["moves_mean"])),
+        ("game hash", lambda row: f"{number(row[1]['game_key_memory_mean'])} B"),
+        (
+            "move log per move",
+            lambda row: f"{number(row[1]['log_key_memory_mean'] / row[1]['moves_mean'], 1)} B",
+        ),
+        (
+            "idempotency record (its stored bytes)",
+            lambda row: (
+                f"{number(row[1]['record_key_memory_mean'])} B"
+                f" ({number(row[1]['record_bytes_mean'])} B)"
+            ),
+        ),
+    ]
+    note = "`MEMORY USAGE` of each key, means over the replayed games of each type."
+    return _block(reports, _table(columns, rows), note)
 
 
-# The engines.
+def _engine_rows(reports: Sequence[Report]) -> list[tuple[str, Report]]:
+    return [
+        (game, r["engines"][game])
+        for r in reports
+        for game in GAME_ORDER
+        if game in r["engines"] and "error" not in r["engines"][game]
+    ]
+
+
+STORED: list[Column] = [
+    (
+        "StoredGame bytes mean / max",
+        lambda row: _pair(row[1]["stored_bytes_mean"], row[1]["stored_bytes_max"]),
+    ),
+    (
+        "move log per game mean / max",
+        lambda row: _pair(row[1]["log_bytes_mean"], row[1]["log_bytes_max"]),
+    ),
+]
 
 
 def engines(reports: Sequence[Report]) -> list[str]:
     """Random playouts per game: moves per second, sizes; RLCard's UNO when it ran."""
-    table = _header(
-        "game",
-        "seats",
-        "moves/s",
-        "moves per game",
-        "StoredGame bytes mean / max",
-        "move log per game mean / max",
-    )
-    notes = []
-    for report in reports:
-        for game in GAME_ORDER:
-            entry = report["engines"].get(game)
-            if not entry or "error" in entry:
-                continue
-            table.append(
-                _row(
-                    game,
-                    entry["seats"],
-                    number(entry["moves_per_s"]),
-                    number(entry["moves_per_playout"]),
-                    f"{number(entry['stored_bytes_mean'])} / {number(entry['stored_bytes_max'])}",
-                    f"{number(entry['log_bytes_mean'])} / {number(entry['log_bytes_max'])}",
-                )
-            )
-        uno = report.get("rlcard_uno")
-        if uno and "error" not in uno:
-            notes.append(
-                f"RLCard {uno['version']} UNO ({uno['players']} players):"
-                f" {number(uno['steps_per_s'])} steps/s; `one_card` with {uno['players']} seats in"
-                f" the same run: {number(uno['one_card_moves_per_s'])} moves/s,"
-                f" **{uno['one_card_over_uno']:.2f}{TIMES} UNO**."
-            )
-    return _block(reports, table, *notes)
+    columns: list[Column] = [
+        ("game", lambda row: row[0]),
+        ("seats", lambda row: row[1]["seats"]),
+        ("moves/s", lambda row: number(row[1]["moves_per_s"])),
+        ("moves per game", lambda row: number(row[1]["moves_per_playout"])),
+        *STORED,
+    ]
+    notes = [
+        f"RLCard {uno['version']} UNO ({uno['players']} players): {number(uno['steps_per_s'])}"
+        f" steps/s; `one_card` with {uno['players']} seats in the same run:"
+        f" {number(uno['one_card_moves_per_s'])} moves/s, **{uno['one_card_over_uno']:.2f}{TIMES}"
+        " UNO**."
+        for uno in (r.get("rlcard_uno") for r in reports)
+        if uno and "error" not in uno
+    ]
+    return _block(reports, _table(columns, _engine_rows(reports)), *notes)
 
 
 def stored_bytes(reports: Sequence[Report]) -> list[str]:
     """What a game stores, from the engine benchmark's sizes: the `StoredGame` after every move
     and the move log of each whole game."""
-    table = _header(
-        "game",
-        "seats",
-        "StoredGame bytes mean / max",
-        "move log per game mean / max",
-        "moves per game",
-    )
-    for report in reports:
-        for game in GAME_ORDER:
-            entry = report["engines"].get(game)
-            if not entry or "error" in entry:
-                continue
-            table.append(
-                _row(
-                    game,
-                    entry["seats"],
-                    f"{number(entry['stored_bytes_mean'])} / {number(entry['stored_bytes_max'])}",
-                    f"{number(entry['log_bytes_mean'])} / {number(entry['log_bytes_max'])}",
-                    number(entry["moves_per_playout"]),
-                )
-            )
-    return _block(reports, table)
-
-
-# Streams and sessions.
+    columns: list[Column] = [
+        ("game", lambda row: row[0]),
+        ("seats", lambda row: row[1]["seats"]),
+        *STORED,
+        ("moves per game", lambda row: number(row[1]["moves_per_playout"])),
+    ]
+    return _block(reports, _table(columns, _engine_rows(reports)))
 
 
 def watchers(reports: Sequence[Report]) -> list[str]:
     """WatchGame streams while moves are applied: delivery, the server's CPU, memory."""
-    table = _header(
-        "streams",
-        "games",
-        "moves/s",
-        "updates/s",
-        "missed",
-        "delivery p50 / p99 / max ms",
-        "server µs per update",
-        "server memory per stream",
-    )
-    for report in reports:
-        watch = report["watch"]
-        delivery = watch["delivery_ms"]
-        table.append(
-            _row(
-                number(watch["watchers"]),
-                number(watch["games"]),
-                number(watch["moves_per_s"]),
-                number(watch["updates_per_s"]),
-                number(watch["missed_updates"]),
-                " / ".join(number(delivery[k], 1) for k in ("p50", "p99", "max")),
-                number(watch.get("server_us_per_update"), 1),
-                f"{number(watch.get('server_bytes_per_stream'))} B",
+    delivery = ("p50", "p99", "max")
+    columns: list[Column] = [
+        *(
+            (name, lambda w, key=key: number(w[key]))
+            for name, key in (
+                ("streams", "watchers"),
+                ("games", "games"),
+                ("moves/s", "moves_per_s"),
+                ("updates/s", "updates_per_s"),
+                ("missed", "missed_updates"),
             )
-        )
-    games = sorted({f"{r['watch']['game']} ({r['watch']['seats']} seats)" for r in reports})
-    errors = sum(r["watch"]["errors"] + sum(r["watch"]["stream_errors"].values()) for r in reports)
-    return _block(reports, table, f"Games: {', '.join(games)}. Errors: {errors}.")
+        ),
+        (
+            "delivery p50 / p99 / max ms",
+            lambda w: " / ".join(number(w["delivery_ms"][k], 1) for k in delivery),
+        ),
+        ("server µs per update", lambda w: number(w.get("server_us_per_update"), 1)),
+        ("server memory per stream", lambda w: f"{number(w.get('server_bytes_per_stream'))} B"),
+    ]
+    streams = [r["watch"] for r in reports]
+    games = sorted({f"{w['game']} ({w['seats']} seats)" for w in streams})
+    errors = sum(w["errors"] + sum(w["stream_errors"].values()) for w in streams)
+    return _block(
+        reports, _table(columns, streams), f"Games: {', '.join(games)}. Errors: {errors}."
+    )
 
 
 def watch_split(reports: Sequence[Report]) -> list[str]:
     """An extra seat's update against a baseline taken in the same server (`--watch-split`)."""
-    table = _header(
-        "moves/s",
-        "pairs",
-        "extra updates per move",
-        "µs per extra seat update: mean ± standard error",
-        "median",
-        "missed",
-    )
-    for report in reports:
-        watch = report["watch"]
-        split = watch["split"]
-        table.append(
-            _row(
-                number(watch["moves_per_s"]),
-                split["pairs"],
-                number(split["extra_streams_per_move"], 2),
-                f"**{number(split['mean_us'], 1)} ± {number(split['sem_us'], 1)}**",
-                number(split["median_us"], 1),
-                watch["missed_updates"],
-            )
-        )
-    return _block(reports, table)
-
-
-def _median(values: Iterable[float]) -> float:
-    return float(statistics.median(values))
+    columns: list[Column] = [
+        ("moves/s", lambda w: number(w["moves_per_s"])),
+        ("pairs", lambda w: w["split"]["pairs"]),
+        ("extra updates per move", lambda w: number(w["split"]["extra_streams_per_move"], 2)),
+        (
+            "µs per extra seat update: mean ± standard error",
+            lambda w: f"**{number(w['split']['mean_us'], 1)} ± {number(w['split']['sem_us'], 1)}**",
+        ),
+        ("median", lambda w: number(w["split"]["median_us"], 1)),
+        ("missed", lambda w: w["missed_updates"]),
+    ]
+    return _block(reports, _table(columns, [r["watch"] for r in reports]))
 
 
 def _dig(value: Any, path: Sequence[str]) -> Any:
@@ -466,128 +370,107 @@ def table_sessions(reports: Sequence[Report]) -> list[str]:
     groups: dict[int, list[Report]] = {}
     for report in reports:
         groups.setdefault(int(report["config"]["games"]), []).append(report)
-    table = _header(
-        "`--games`",
-        "phase",
-        "server + Redis µs/move (server, Redis)",
-        "moves/s",
-        "p50 ms",
-        "p99 ms",
-        "updates/move",
-        "errors",
+    phases = (
+        ("table", "`table` (PlayGame)"),
+        ("table_unary", "`table_unary` (WatchGame + ListLegalMoves + ApplyMove)"),
     )
-    notes = []
-    for games, runs in sorted(groups.items()):
-        for phase, label in (
-            ("table", "`table` (PlayGame)"),
-            ("table_unary", "`table_unary` (WatchGame + ListLegalMoves + ApplyMove)"),
-        ):
+    rows = [
+        (games, runs, phase, label)
+        for games, runs in sorted(groups.items())
+        for phase, label in phases
+    ]
 
-            def med(*path: str, runs: list[Report] = runs, phase: str = phase) -> float:
-                return _median(float(_dig(run[phase], path)) for run in runs)
+    def med(row: tuple[int, list[Report], str, str], *path: str) -> float:
+        return float(statistics.median(float(_dig(run[row[2]], path)) for run in row[1]))
 
-            table.append(
-                _row(
-                    number(games),
-                    label,
-                    f"{number(med('server_us_per_move'), 1)}"
-                    f" ({number(med('cpu_us_per_move', 'server'), 1)},"
-                    f" {number(med('cpu_us_per_move', 'redis'), 1)})",
-                    number(med("moves_per_s")),
-                    number(med("p50_ms"), 2),
-                    number(med("p99_ms"), 2),
-                    number(med("updates_per_move"), 2),
-                    number(med("errors")),
-                )
-            )
-        if len(runs) > 1:
-            notes.append(
-                f"`--games {games}`: the medians of {len(runs)} runs, each column on its own."
-            )
-    return _block(reports, table, *notes)
-
-
-# The curves of docs/scaling.md.
+    columns: list[Column] = [
+        ("`--games`", lambda row: number(row[0])),
+        ("phase", lambda row: row[3]),
+        (
+            "server + Redis µs/move (server, Redis)",
+            lambda row: (
+                f"{number(med(row, 'server_us_per_move'), 1)}"
+                f" ({number(med(row, 'cpu_us_per_move', 'server'), 1)},"
+                f" {number(med(row, 'cpu_us_per_move', 'redis'), 1)})"
+            ),
+        ),
+        ("moves/s", lambda row: number(med(row, "moves_per_s"))),
+        ("p50 ms", lambda row: number(med(row, "p50_ms"), 2)),
+        ("p99 ms", lambda row: number(med(row, "p99_ms"), 2)),
+        ("updates/move", lambda row: number(med(row, "updates_per_move"), 2)),
+        ("errors", lambda row: number(med(row, "errors"))),
+    ]
+    notes = [
+        f"`--games {games}`: the medians of {len(runs)} runs, each column on its own."
+        for games, runs in sorted(groups.items())
+        if len(runs) > 1
+    ]
+    return _block(reports, _table(columns, rows), *notes)
 
 
 def stored_games(reports: Sequence[Report]) -> list[str]:
     """`--stored-games N`: Redis memory per idle game, and a move's cost among them."""
-    table = _header(
-        "idle games stored",
-        "Redis `used_memory`",
-        "per stored game",
-        "fill",
-        "ApplyMove p50 / p99 ms",
-        "server µs per ApplyMove",
-        "expired, read: gone",
-        "expired keys reclaimed",
-    )
-    for report in sorted(reports, key=lambda r: int(r["stored_games"]["games"])):
-        stored = report["stored_games"]
-        expiry = stored.get("expiry") or {}
-        table.append(
-            _row(
-                number(stored["games"]),
-                f"{number(stored['used_memory_mb'], 1)} MB",
-                f"{number(stored['used_memory_per_game'])} B",
-                f"{number(stored['fill_s'], 1)} s",
-                f"{number(report['apply_move']['p50_ms'], 3)}"
-                f" / {number(report['apply_move']['p99_ms'], 3)}",
-                number(_cpu(report, "replay"), 1),
-                expiry.get("read_not_found", DASH),
-                f"{number(expiry.get('reclaimed'))} of {number(expiry.get('probes'))}"
-                f" within {number(expiry.get('reclaimed_after_s'), 1)} s",
-            )
+
+    def reclaimed(expiry: Report) -> str:
+        return (
+            f"{number(expiry.get('reclaimed'))} of {number(expiry.get('probes'))}"
+            f" within {number(expiry.get('reclaimed_after_s'), 1)} s"
         )
-    return _block(reports, table)
+
+    columns: list[Column] = [
+        ("idle games stored", lambda r: number(r["stored_games"]["games"])),
+        ("Redis `used_memory`", lambda r: f"{number(r['stored_games']['used_memory_mb'], 1)} MB"),
+        ("per stored game", lambda r: f"{number(r['stored_games']['used_memory_per_game'])} B"),
+        ("fill", lambda r: f"{number(r['stored_games']['fill_s'], 1)} s"),
+        (
+            "ApplyMove p50 / p99 ms",
+            lambda r: (
+                f"{number(r['apply_move']['p50_ms'], 3)} / {number(r['apply_move']['p99_ms'], 3)}"
+            ),
+        ),
+        ("server µs per ApplyMove", lambda r: number(_cpu(r, "replay"), 1)),
+        (
+            "expired, read: gone",
+            lambda r: (r["stored_games"].get("expiry") or {}).get("read_not_found", DASH),
+        ),
+        ("expired keys reclaimed", lambda r: reclaimed(r["stored_games"].get("expiry") or {})),
+    ]
+    ordered = sorted(reports, key=lambda r: int(r["stored_games"]["games"]))
+    return _block(reports, _table(columns, ordered))
 
 
 def long_game(reports: Sequence[Report]) -> list[str]:
     """`--long-game MOVES`: a move's cost slice by slice along one long match."""
     (report,) = reports
     match = report["long_game"]
-    table = _header(
-        "moves", "ApplyMove/s", "p50 ms", "p99 ms", "server µs per move", "response bytes"
-    )
-    for entry in match["slices"]:
-        first, last = entry["moves"]
-        table.append(
-            _row(
-                f"{number(first)}{DASH}{number(last)}",
-                number(entry["calls_per_s"]),
-                number(entry["p50_ms"], 2),
-                number(entry["p99_ms"], 2),
-                number(entry.get("server_us_per_move"), 1),
-                number(entry["response_bytes"]),
-            )
-        )
+    columns: list[Column] = [
+        ("moves", lambda s: f"{number(s['moves'][0])}{DASH}{number(s['moves'][1])}"),
+        ("ApplyMove/s", lambda s: number(s["calls_per_s"])),
+        ("p50 ms", lambda s: number(s["p50_ms"], 2)),
+        ("p99 ms", lambda s: number(s["p99_ms"], 2)),
+        ("server µs per move", lambda s: number(s.get("server_us_per_move"), 1)),
+        ("response bytes", lambda s: number(s["response_bytes"])),
+    ]
     log = match.get("log") or {}
-    notes = [
+    note = (
         f"{match['copies']} copies of one {match['game']} match ({match['seats']} seats) in step;"
         f" errors: {match['errors']}. The move log: {number(log.get('entry_bytes_mean'), 1)} B a"
         f" move, {number(log.get('log_memory_per_move'), 1)} B of Redis memory a move"
         f" ({number(log.get('log_key_memory'))} B for {number(log.get('entries'))} moves); the"
         f" state {number(log.get('stored_state_bytes'))} B."
-    ]
-    return _block(reports, table, *notes)
+    )
+    return _block(reports, _table(columns, match["slices"]), note)
 
 
 def _replay_us(report: Report) -> float | None:
     return _cpu(report, "replay")
 
 
-def _server_cores(report: Report) -> float | None:
-    share = (report.get("cpu") or {}).get("replay", {}).get("server")
-    return float(share) if share is not None else None
-
-
-def _server_label(report: Report) -> str:
-    config = report["config"]
-    workers = next(
-        (arg.split("=", 1)[1] for arg in config["server_args"] if arg.startswith("--workers=")), "1"
-    )
+def _server_label(config: Report) -> str:
+    args = config["server_args"]
+    workers = next((a.split("=", 1)[1] for a in args if a.startswith("--workers=")), "1")
     label = f"{workers} process{'es' if workers != '1' else ''}"
-    if "--pin-workers" in config["server_args"]:
+    if "--pin-workers" in args:
         label += ", pinned (`--pin-workers`)"
     elif config["server_cpus"]:
         label += f" on CPU {','.join(map(str, config['server_cpus']))}"
@@ -600,28 +483,24 @@ def _server_label(report: Report) -> str:
 
 def cores(reports: Sequence[Report]) -> list[str]:
     """One server process or several (`--workers`), pinned or floating."""
-    table = _header(
-        "server",
-        "ApplyMove/s",
-        "server CPU (cores)",
-        "server µs per ApplyMove",
-        "ApplyMove/s per server core",
-        "Echo/s",
-    )
-    for report in reports:
-        calls = float(report["apply_move"]["calls_per_s"])
-        share = _server_cores(report)
-        table.append(
-            _row(
-                _server_label(report),
-                number(calls),
-                number(share, 2),
-                number(_replay_us(report), 1),
-                number(calls / share if share else None),
-                number(report["baseline"]["calls_per_s"]),
-            )
-        )
-    return _block(reports, table)
+
+    def share(r: Report) -> float | None:
+        value = (r.get("cpu") or {}).get("replay", {}).get("server")
+        return float(value) if value is not None else None
+
+    def per_core(r: Report) -> str:
+        cores = share(r)
+        return number(float(r["apply_move"]["calls_per_s"]) / cores if cores else None)
+
+    columns: list[Column] = [
+        ("server", lambda r: _server_label(r["config"])),
+        ("ApplyMove/s", lambda r: number(r["apply_move"]["calls_per_s"])),
+        ("server CPU (cores)", lambda r: number(share(r), 2)),
+        ("server µs per ApplyMove", lambda r: number(_replay_us(r), 1)),
+        ("ApplyMove/s per server core", per_core),
+        ("Echo/s", lambda r: number(r["baseline"]["calls_per_s"])),
+    ]
+    return _block(reports, _table(columns, reports))
 
 
 def _relative(value: float | None, base: float | None) -> str:
@@ -632,62 +511,59 @@ def _relative(value: float | None, base: float | None) -> str:
 
 def cluster(reports: Sequence[Report]) -> list[str]:
     """A single Redis against a local Redis Cluster (`--redis-cluster N`)."""
-    single, *others = reports
-    table = _header("store", "ApplyMove/s", "server µs per ApplyMove", "against a single Redis")
-    for report in (single, *others):
-        masters = report["config"].get("redis_cluster_masters")
-        table.append(
-            _row(
-                f"Redis Cluster, {masters} masters" if masters else "single Redis",
-                number(report["apply_move"]["calls_per_s"]),
-                number(_replay_us(report), 1),
-                _relative(_replay_us(report), _replay_us(single)) if report is not single else "",
-            )
-        )
-    return _block(reports, table)
+    single = reports[0]
+
+    def store(r: Report) -> str:
+        masters = r["config"].get("redis_cluster_masters")
+        return f"Redis Cluster, {masters} masters" if masters else "single Redis"
+
+    columns: list[Column] = [
+        ("store", store),
+        ("ApplyMove/s", lambda r: number(r["apply_move"]["calls_per_s"])),
+        ("server µs per ApplyMove", lambda r: number(_replay_us(r), 1)),
+        (
+            "against a single Redis",
+            lambda r: "" if r is single else _relative(_replay_us(r), _replay_us(single)),
+        ),
+    ]
+    return _block(reports, _table(columns, reports))
 
 
 def features(reports: Sequence[Report]) -> list[str]:
-    """What a turn clock, the feed's move events and bot seats cost a move."""
-    plain, *others = reports
-    base = _replay_us(plain)
-    table = _header("run", "moves/s", "server µs per move", "added per move")
-    table.append(
-        _row("replay, no feature", number(plain["apply_move"]["calls_per_s"]), number(base, 1), "")
-    )
-    for report in others:
-        if "bot_games" in report:
-            bots = report["bot_games"]
-            table.append(
-                _row(
-                    f"bot seats: a move the server's {bots['bot_level']} bot makes",
-                    number(bots["moves_per_s"]),
-                    number(bots.get("server_us_per_move"), 1),
-                    "",
-                )
-            )
-            continue
-        config = report["config"]
-        if config.get("clock_seconds"):
+    """What a turn clock, the feed's move events and bot seats cost a move: the first report
+    without any, each other with one, or the bot seats' (`--bot-games`)."""
+    base = _replay_us(reports[0])
+
+    def row(r: Report) -> tuple[str, object, float | None, str]:
+        if "bot_games" in r:
+            bots = r["bot_games"]
+            label = f"bot seats: a move the server's {bots['bot_level']} bot makes"
+            return label, bots["moves_per_s"], bots.get("server_us_per_move"), ""
+        config = r["config"]
+        if r is reports[0]:
+            label = "replay, no feature"
+        elif config.get("clock_seconds"):
             label = f"replay, turn clock (`--clock {config['clock_seconds']}`)"
         else:
             label = "replay, " + " ".join(f"`{arg}`" for arg in config["server_args"])
-        table.append(
-            _row(
-                label,
-                number(report["apply_move"]["calls_per_s"]),
-                number(_replay_us(report), 1),
-                _relative(_replay_us(report), base),
-            )
-        )
-    return _block(reports, table)
+        added = "" if r is reports[0] else _relative(_replay_us(r), base)
+        return label, r["apply_move"]["calls_per_s"], _replay_us(r), added
 
-
-# The targets.
+    columns: list[Column] = [
+        ("run", lambda x: x[0]),
+        ("moves/s", lambda x: number(x[1])),
+        ("server µs per move", lambda x: number(x[2], 1)),
+        ("added per move", lambda x: x[3]),
+    ]
+    return _block(reports, _table(columns, map(row, reports)))
 
 
 def _met(ok: bool) -> str:
     return "met" if ok else "**not met**"
+
+
+def _range(values: Sequence[float], digits: int = 0) -> str:
+    return f"{number(min(values), digits)}{DASH}{number(max(values), digits)}"
 
 
 def targets(reports: Sequence[Report]) -> list[str]:
@@ -695,114 +571,114 @@ def targets(reports: Sequence[Report]) -> list[str]:
     engines, cluster-single, cluster-3, features-none, features-clock, features-feed,
     bot-seats (in that order)."""
     service_r, latency_r, split_r, engines_r, single, clustered, plain, clock, feed, bots = reports
-    table = _header("target", "this run", "")
-    games = _games(service_r)
-
+    rows: list[tuple[str, str, bool]] = []
+    games = [game for game, _ in _per_game(service_r)]
     replay = [_cpu(service_r, f"replay:{g}") or 0.0 for g in games]
-    table.append(
-        _row(
+    rows.append(
+        (
             f"server CPU per replayed ApplyMove ≤ {APPLY_US:.0f} µs at 32 in flight, every game",
-            f"{number(min(replay), 1)}{DASH}{number(max(replay), 1)} µs",
-            _met(max(replay) <= APPLY_US),
+            f"{_range(replay, 1)} µs",
+            max(replay) <= APPLY_US,
         )
     )
     play = [_cpu(service_r, f"game_play:{g}") or 0.0 for g in games]
-    table.append(
-        _row(
+    rows.append(
+        (
             f"ListLegalMoves + ApplyMove per move ≤ {GAME_PLAY_US:.0f} µs, every game",
-            f"{number(min(play), 1)}{DASH}{number(max(play), 1)} µs",
-            _met(max(play) <= GAME_PLAY_US),
+            f"{_range(play, 1)} µs",
+            max(play) <= GAME_PLAY_US,
         )
     )
     split = split_r["watch"]["split"]
-    table.append(
-        _row(
+    rows.append(
+        (
             f"one more watch update ≤ {EXTRA_UPDATE_US:.0f} µs, one stream per seat",
             f"{number(split['mean_us'], 1)} ± {number(split['sem_us'], 1)} µs (median"
             f" {number(split['median_us'], 1)})",
-            _met(float(split["mean_us"]) <= EXTRA_UPDATE_US),
+            float(split["mean_us"]) <= EXTRA_UPDATE_US,
         )
     )
-    p50 = [float(latency_r[g]["p50_ms"]) for g in _games(latency_r)]
-    p99 = [float(latency_r[g]["p99_ms"]) for g in _games(latency_r)]
-    table.append(
-        _row(
+    p50 = [float(latency_r[g]["p50_ms"]) for g, _ in _per_game(latency_r)]
+    p99 = [float(latency_r[g]["p99_ms"]) for g, _ in _per_game(latency_r)]
+    rows.append(
+        (
             f"ApplyMove p50 ≤ {P50_MS} ms, p99 ≤ {P99_MS} ms at one call in flight, every game",
-            f"p50 {number(min(p50), 3)}{DASH}{number(max(p50), 3)}, p99 {number(min(p99), 2)}{DASH}"
-            f"{number(max(p99), 2)} ms",
-            _met(max(p50) <= P50_MS and max(p99) <= P99_MS),
+            f"p50 {_range(p50, 3)}, p99 {_range(p99, 2)} ms",
+            max(p50) <= P50_MS and max(p99) <= P99_MS,
         )
     )
-    single_us, cluster_us = _replay_us(single), _replay_us(clustered)
-    if single_us and cluster_us:
-        table.append(
-            _row(
-                f"Redis Cluster within {CLUSTER_OVER_SINGLE:.0%} of a single Redis in server CPU"
-                " per move",
-                f"{(cluster_us - single_us) / single_us:+.1%} ({number(cluster_us, 1)} against"
-                f" {number(single_us, 1)} µs)",
-                _met(cluster_us <= single_us * (1 + CLUSTER_OVER_SINGLE)),
-            )
+    single_us, cluster_us = _replay_us(single) or 0.0, _replay_us(clustered) or 0.0
+    rows.append(
+        (
+            f"Redis Cluster within {CLUSTER_OVER_SINGLE:.0%} of a single Redis in server CPU"
+            " per move",
+            f"{(cluster_us - single_us) / single_us:+.1%} ({number(cluster_us, 1)} against"
+            f" {number(single_us, 1)} µs)",
+            cluster_us <= single_us * (1 + CLUSTER_OVER_SINGLE),
         )
+    )
     base = _replay_us(plain) or 0.0
     for name, report in (("a turn clock", clock), ("the feed's move events", feed)):
         added = (_replay_us(report) or 0.0) - base
-        table.append(
-            _row(
+        rows.append(
+            (
                 f"{name}: at most +{FEATURE_US:.0f} µs a move",
                 f"{added:+,.1f} µs",
-                _met(added <= FEATURE_US),
+                added <= FEATURE_US,
             )
         )
     bot_us = float(bots["bot_games"]["server_us_per_move"])
-    table.append(
-        _row(
+    rows.append(
+        (
             f"a bot seat's move: at most a client's ApplyMove + {FEATURE_US:.0f} µs",
             f"{number(bot_us, 1)} µs against {number(base, 1)}",
-            _met(bot_us <= base + FEATURE_US),
+            bot_us <= base + FEATURE_US,
         )
     )
-    rates = {
-        g: float(e["moves_per_s"]) for g, e in engines_r["engines"].items() if "error" not in e
-    }
-    table.append(
-        _row(
+    measured = [entry for _, entry in _engine_rows([engines_r])]
+    rates = [float(entry["moves_per_s"]) for entry in measured]
+    rows.append(
+        (
             f"engines ≥ {number(ENGINE_MOVES_PER_S)} random moves/s, every game",
-            f"{number(min(rates.values()))}{DASH}{number(max(rates.values()))}",
-            _met(min(rates.values()) >= ENGINE_MOVES_PER_S),
+            _range(rates),
+            min(rates) >= ENGINE_MOVES_PER_S,
         )
     )
     uno = engines_r.get("rlcard_uno")
     if uno and "error" not in uno:
-        table.append(
-            _row(
+        over = float(uno["one_card_over_uno"])
+        rows.append(
+            (
                 f"`one_card` ≥ {OVER_UNO:.1f}{TIMES} RLCard's UNO",
-                f"{uno['one_card_over_uno']:.2f}{TIMES}",
-                _met(float(uno["one_card_over_uno"]) >= OVER_UNO),
+                f"{over:.2f}{TIMES}",
+                over >= OVER_UNO,
             )
         )
-    stored = max(
-        int(e["stored_bytes_max"]) for e in engines_r["engines"].values() if "error" not in e
-    )
-    table.append(
-        _row(
+    stored = max(int(entry["stored_bytes_max"]) for entry in measured)
+    rows.append(
+        (
             f"stored state < {number(STORED_BYTES)} B, every game",
             f"at most {number(stored)} B",
-            _met(stored < STORED_BYTES),
+            stored < STORED_BYTES,
         )
     )
     trips = service_r["redis"]["apply_move"]
     low, high, calls = trips["round_trips_min"], trips["round_trips_max"], trips["calls"]
-    table.append(
-        _row(
+    rows.append(
+        (
             "one Redis round trip per move (the process remembers the game)",
             f"{high} in each of {calls} calls"
             if low == high
             else f"{low}{DASH}{high} in {calls} calls",
-            _met(int(high) == 1),
+            int(high) == 1,
         )
     )
-    return ["", *table, "", machine_line(reports)]
+    columns: list[Column] = [
+        ("target", lambda row: row[0]),
+        ("this run", lambda row: row[1]),
+        ("", lambda row: _met(row[2])),
+    ]
+    return ["", *_table(columns, rows), "", machine_line(reports)]
 
 
 RENDERERS: dict[str, Renderer] = {
