@@ -50,7 +50,7 @@ from tests.packaging.wheels import build_wheel
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCREENSHOTS = ROOT / "docs" / "screenshots"
-BUNDLE_LIMIT = 300 * 1024  # the budget for the whole page, gzipped
+BUNDLE_LIMIT = 300 * 1024  # the budget for the whole page, gzipped
 DESKTOP: ViewportSize = {"width": 1100, "height": 820}
 PHONE: ViewportSize = {"width": 375, "height": 740}
 # Short games: the options of docs/games/*.md that end a game soonest.
