@@ -268,8 +268,8 @@ def _timed_done(operation: str, done: Done) -> Done:
 
 class _CountedWatch:
     """The store's watch, a failure to open it counted. A class rather than a generator-based
-    context manager in an exit stack: every open stream holds one, and those held about 1.8 KB
-    more each (docs/scaling.md, "Watchers")."""
+    context manager in an exit stack: every open stream holds one, and those held more memory
+    each (docs/scaling.md, "Watchers")."""
 
     __slots__ = ("_watch",)
 

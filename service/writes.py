@@ -84,8 +84,7 @@ class GameWrites:
     async def load_shared(self, game_id: str, call: CallLog) -> LoadedGame:
         """The game as `load` reads it, for a caller that never changes it (a watch stream's
         first view): decoded once per version while a stream holds it, where each stream kept
-        a copy of its own, about 6 KB each in the watcher benchmark's 12-seat games
-        (docs/scaling.md, "Watchers")."""
+        a copy of its own (docs/scaling.md, "Watchers")."""
         snapshot = await self.read(game_id)
         game = self._opened.get(game_id)
         if game is None or game.version != snapshot.version:
