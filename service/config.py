@@ -94,8 +94,9 @@ class Settings:
         "CROUPIER_DURABILITY",
         "when a write is acknowledged: none (once Redis has applied it: durable as far as"
         " that Redis's own appendfsync makes it), aof (once fsynced to the append-only file of"
-        " the Redis that took it: WAITAOF, Redis 7.2+ with appendonly yes, checked at"
-        " start-up) or replicas:N (once N replicas have it: WAIT); a write not confirmed"
+        " the Redis that took it: WAITAOF, Redis 7.2+ with appendonly yes and appendfsync"
+        " always, checked at start-up) or replicas:N (once N replicas have it: WAIT); a write"
+        " not confirmed"
         " within --store-timeout is answered UNAVAILABLE (docs/deployment.md, Durability)",
     )
     state_cache_size: int = _setting(

@@ -4,7 +4,10 @@
   configuration allows: nothing with `appendonly yes` and `appendfsync always` (Redis fsyncs
   its append-only file before it answers anyone), up to a second with `everysec`.
 - `aof`: once the Redis that took it has it in its append-only file on disk: each write is
-  followed by `WAITAOF 1 0 <timeout>` on its connection (Redis 7.2 or newer, `appendonly yes`).
+  followed by `WAITAOF 1 0 <timeout>` on its connection (Redis 7.2 or newer, `appendonly yes`,
+  `appendfsync always`: with `everysec`, WAITAOF waits for Redis's once-a-second fsync, and
+  some versions confirm writes not yet fsynced, Valkey 9.1.2 among them, as measured here:
+  `check`).
 - `replicas:N`: once N replicas of that Redis have it (`WAIT N <timeout>`), in their memory.
 
 A write whose wait is not confirmed within `--store-timeout` is answered UNAVAILABLE /
@@ -149,6 +152,8 @@ async def _check_node(
         "role": role,
         "replicas": replicas,
     }
+    if durability.kind == "aof":
+        facts["appendfsync"] = await _appendfsync(node)
     # The wait itself, as each write will send it: a Redis without the command, a primary
     # without its append-only file or replicas, a user whose ACL forbids it all answer here.
     error = ""
@@ -157,15 +162,31 @@ async def _check_node(
     except ResponseError as exc:
         error = str(exc)
         reply = None
-    if error == "" and durability.confirmed(reply):
+    fsync = facts.get("appendfsync")
+    if error == "" and durability.confirmed(reply) and fsync in (None, "always"):
         return facts
+    if durability.kind == "aof" and error == "" and durability.confirmed(reply):
+        # With `everysec` a write is confirmed once Redis fsyncs, about once a second: a lone
+        # move would wait for it. Worse, some versions (Redis before its fix "Fix wrongly
+        # updating fsynced_reploff_pending when appendfsync=everysecond", and Valkey 9.1.2 as
+        # measured here: 20 writes confirmed, 3 fdatasync calls) mark every write
+        # fsynced when less than a second has passed since the last fsync: WAITAOF then
+        # confirms writes that are not on disk.
+        raise Refused(
+            f"--durability aof needs Redis to fsync every write (appendfsync always), and the"
+            f" store at {node.address} ({name}) runs with appendfsync {fsync}: there WAITAOF"
+            " confirms a write at Redis's next fsync, about once a second, and on some versions"
+            " before it. Start Redis with --appendfsync always, or keep --durability none with"
+            ' such a Redis (docs/deployment.md, "Durability")'
+        )
     if durability.kind == "aof":
         raise Refused(
             f"--durability aof needs Redis 7.2 or newer (its WAITAOF command) running with"
-            f" appendonly yes, and the store at {node.address} is {name} with appendonly"
-            f" {'yes' if appendonly else 'no'}{_because(error)}. Start Redis with --appendonly"
-            " yes (7.2 or newer), or keep --durability none and run Redis with --appendonly"
-            ' yes --appendfsync always (docs/deployment.md, "Durability")'
+            f" appendonly yes and appendfsync always, and the store at {node.address} is {name}"
+            f" with appendonly {'yes' if appendonly else 'no'}{_because(error)}. Start Redis 7.2"
+            " or newer with --appendonly yes --appendfsync always, or keep --durability none"
+            " with a Redis (7.0 or newer) started so"
+            ' (docs/deployment.md, "Durability")'
         )
     raise Refused(
         f"--durability {durability} needs {durability.replicas} replica(s) of each master"
@@ -173,6 +194,21 @@ async def _check_node(
         f" {replicas} replica(s) connected{_because(error)}"
         ' (docs/deployment.md, "Durability")'
     )
+
+
+async def _appendfsync(node: RespClient) -> str:
+    """The Redis's fsync policy, which INFO does not tell; Refused when CONFIG is not allowed
+    (managed services rename or forbid it): then it cannot be checked."""
+    try:
+        reply = await node.execute_command("CONFIG", "GET", "appendfsync")
+    except ResponseError as exc:
+        raise Refused(
+            f"--durability aof needs Redis to fsync every write (appendfsync always), and the"
+            f" store at {node.address} does not let CONFIG GET appendfsync read it ({exc}): use"
+            ' --durability replicas:N there (docs/deployment.md, "Durability")'
+        ) from exc
+    values = [v.decode() if isinstance(v, bytes) else str(v) for v in reply]
+    return dict(zip(values[::2], values[1::2], strict=True)).get("appendfsync", "unknown")
 
 
 def _because(error: str) -> str:

@@ -266,7 +266,7 @@ def test_durability_aof_refuses_a_redis_without_appendonly() -> None:
     assert message.startswith("croupier-server: --durability aof needs Redis 7.2 or newer")
     assert re.search(r"is (Redis|Valkey) \d", message), message
     assert "with appendonly no" in message
-    assert "Start Redis with --appendonly yes" in message
+    assert "Start Redis 7.2 or newer with --appendonly yes --appendfsync always" in message
 
 
 def test_durability_replicas_refuses_a_redis_without_enough_replicas() -> None:
