@@ -392,9 +392,16 @@ class Published:
         `RecentNotifications.remember`): every part the updates share made at once, and the
         mover's update; with the mover's view, serialized, for the response (the same bytes as
         `game.view(seat)`: parsing them costs a fraction of filling the message)."""
-        shared = SharedView.of(game.engine, game.state)
+        engine, state = game.engine, game.state
         parts = UpdateParts.of(game, events)
-        view = parts.view(seat, shared.put_in(game.engine.own_view(game.state, seat)))
+        shared = None
+        if engine.own_view_fields:
+            shared = SharedView.of(engine, state)
+            own = shared.put_in(engine.own_view(state, seat))
+        else:
+            # A game whose views share no split (the engine names no own fields): built whole.
+            own = engine.view(state, seat).SerializeToString()
+        view = parts.view(seat, own)
         published = cls(game, events, parts=parts, shared=shared, filed=True)
         published.updates[seat] = parts.update_with(seat, view)
         return published, view
