@@ -627,8 +627,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         """Subscribe first, then read: a move is either in what was read or notified after it.
         Every move is sent once, in order: a notification of a version already sent is
         skipped, and a gap (a full queue, a notification lost in a failover, the moves before a
-        resume) is filled from the store's move log, never jumped over. A session's moves
-        come through the same queue (sessions.Reader), each answered in turn."""
+        resume) is filled from the store's move log, never jumped over. A resumed stream's
+        first messages bring the client to the view now: the missed moves, the last of which
+        is the view now, or with nothing missed the view now alone. A session's moves come
+        through the same queue (sessions.Reader), each answered in turn."""
         sent: Callable[[pb.WatchGameResponse | bytes], pb.WatchGameResponse | bytes] = (
             _as_is if session is None else sessions.update_message
         )
@@ -643,8 +645,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 game, log = await self._load_with_log(game_id, call)
                 seat = callers.seat(game, call, required=required)
                 _check_resumable(since, game)
-                async for update in _replayed(game, log, since, seat):
-                    yield sent(update)
+                if since == game.version:
+                    # Nothing missed: the view now, without events, rather than silence until
+                    # the next move, so that the client knows at once that it is back (and a
+                    # seat sees its clock and legal moves as they are now).
+                    yield sent(pb.WatchGameResponse(view=game.view(seat)))
+                else:
+                    async for update in _replayed(game, log, since, seat):
+                        yield sent(update)
             # Hashed once: every move's update checks that the seat is still this credential's.
             digest = None if call.token is None else auth.credential_hash(call.token)
             if session is not None:

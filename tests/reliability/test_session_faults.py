@@ -278,6 +278,8 @@ class Session:
         # How the call ended, once it has: its code and ErrorInfo reason.
         self.ended: tuple[grpc.StatusCode, str] | None = None
         self.task: asyncio.Task[None] | None = None
+        # The etag this session resumed from, until its first update has come ("": none).
+        self.resumed_from = ""
 
     @classmethod
     async def open(
@@ -285,6 +287,7 @@ class Session:
     ) -> Session:
         """A session started (its `start` written before any move), its messages read."""
         session = cls(table, seat, stub, target)
+        session.resumed_from = since_etag
         with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
             # A session that fails at once: its reader learns how.
             await session.call.write(_start(table.name, since_etag))
@@ -298,7 +301,12 @@ class Session:
                 if message.HasField("outcome"):
                     self.outcomes.append(message.outcome)
                 if message.HasField("update"):
-                    self.table.updates[self.seat].append(message.update)
+                    update, since = message.update, self.resumed_from
+                    self.resumed_from = ""
+                    # Resumed with nothing missed, a session starts with the view now, which the
+                    # seat has already: no update of its own, so not counted as one.
+                    if not (since and update.view.etag == since and not update.events):
+                        self.table.updates[self.seat].append(update)
                 self.table.changed.set()
             self.ended = (await self.call.code(), "")
         except grpc.aio.AioRpcError as error:

@@ -1,7 +1,8 @@
 """WatchGame streams, fed through Redis pub/sub across server processes: every move reaches
 every watcher once and in order (a watcher cut off for falling behind resumes with since_etag
-and misses nothing), a resume replays exactly what the live stream sent, and a client that
-stops reading is cut off with the reason instead of skipped in silence."""
+and misses nothing), a resume replays exactly what the live stream sent (with nothing missed,
+the view now at once), and a client that stops reading is cut off with the reason instead of
+skipped in silence."""
 
 from __future__ import annotations
 
@@ -248,14 +249,47 @@ def test_since_etag_that_cannot_be_resumed_is_refused_with_a_reason(client: Crou
         assert (refused.value.code.name, refused.value.reason) == (code, reason), since
 
 
-def test_resuming_a_finished_game_from_its_last_etag_ends_at_once(
+def test_a_resume_that_missed_nothing_sends_the_view_now_at_once(
+    client: Croupier, client_b: Croupier
+) -> None:
+    """Resumed from the etag of the view now, a stream and a session each send that view at
+    once, without events (a client that reconnected knows it is back, and a seat has its legal
+    moves), then the next move live: no silence until a move comes."""
+    game = create(client, "one_card", 2, seed=36)
+    players = Players(client_b, game, seed=36)
+    players.play(3)
+    seat = players.bot.choose(list(players.view.active_seats))
+    credential = game.seat_credentials[seat]
+    now = client.get(game.name, credential)
+    assert now.legal_moves
+    # With a deadline: a stream that waits for the next move fails here instead of hanging.
+    stream = GameServiceStub(client.channel).WatchGame(
+        pb.WatchGameRequest(name=game.name, since_etag=now.etag),
+        metadata=[("authorization", f"Bearer {credential}")],
+        timeout=30,
+    )
+    first = next(stream)  # before any other move
+    assert first == pb.WatchGameResponse(view=now)
+    with client.session(game.name, credential, since_etag=now.etag) as session:
+        update = session.next_update(30)
+        assert update is not None
+        assert update.view == now and not update.events
+        players.play(1)
+        moved = next(stream)
+        assert int(moved.view.etag) == int(now.etag) + 1 and moved.events
+        update = session.next_update(30)
+        assert update is not None and update.view.etag == moved.view.etag
+    stream.cancel()
+
+
+def test_resuming_a_finished_game_from_its_last_etag_sends_that_view_and_ends(
     client: Croupier, client_b: Croupier
 ) -> None:
     game = create(client, "trinity", 3, seed=34)
     players = Players(client_b, game, seed=34)
     players.play_to_end()
     view, moves = client.get(game.name), players.moves
-    assert list(client.watch(game.name, since_etag=view.etag)) == []
+    assert list(client.watch(game.name, since_etag=view.etag)) == [pb.WatchGameResponse(view=view)]
     last_two = list(client.watch(game.name, since_etag=str(moves - 1)))
     assert [m.view.etag for m in last_two] == [str(moves), str(moves + 1)]
     assert last_two[-1].view == view

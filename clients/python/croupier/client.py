@@ -245,7 +245,8 @@ class Croupier:
 
         `since_etag`: the etag of the last view received on an earlier stream; the stream then
         starts with every move made after it instead of the view now, so nothing is missed
-        (its last message is the view now, turn clock included: docs/api.md, WatchGame).
+        (the catch-up ends on the view now, turn clock included; with nothing missed that view
+        is all it sends: docs/api.md, WatchGame).
         Resume that way after a CroupierError with reason WATCH_TOO_SLOW or UNAVAILABLE."""
         stream: Any = self._stub.WatchGame(
             pb.WatchGameRequest(name=name, since_etag=since_etag), metadata=_metadata(credential)

@@ -99,7 +99,8 @@ export interface WatchOptions {
   signal?: AbortSignal;
   /**
    * The etag of the last view received on an earlier stream: the stream then starts with every
-   * move made after it instead of the view now, so a client that reconnects misses nothing.
+   * move made after it instead of the view now, so a client that reconnects misses nothing
+   * (with nothing missed, it starts with the view now, without events, at once).
    * Resume that way after WATCH_TOO_SLOW (RESOURCE_EXHAUSTED) or UNAVAILABLE.
    */
   sinceEtag?: string;
@@ -107,7 +108,8 @@ export interface WatchOptions {
 
 export interface SessionOptions {
   /** The etag of the last view received on an earlier session or watch: the session then
-   * starts with every update made after it instead of the view now, so nothing is missed. */
+   * starts with every update made after it instead of the view now, so nothing is missed
+   * (with nothing missed, it starts with the view now). */
   sinceEtag?: string;
   /** Ends the session when aborted. */
   signal?: AbortSignal;

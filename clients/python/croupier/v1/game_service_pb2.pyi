@@ -536,9 +536,11 @@ class WatchGameRequest(_message.Message):
     since_etag: _builtins.str
     """Optional: the etag of the last view this client received. The stream then starts with one
     message per move made after it (each the view after that move and its events, exactly as
-    the live stream sent them) instead of the current view, and goes on live. An etag this
-    game never had, or more moves back than the server replays, gives OUT_OF_RANGE
-    (RESUME_OUT_OF_RANGE); a value that is not an etag gives INVALID_ARGUMENT (INVALID_ETAG).
+    the live stream sent them) instead of the current view, and goes on live. With no move
+    made after it, the stream starts with the view now, without events (that etag again), so
+    that it answers at once rather than at the next move. An etag this game never had, or
+    more moves back than the server replays, gives OUT_OF_RANGE (RESUME_OUT_OF_RANGE); a value
+    that is not an etag gives INVALID_ARGUMENT (INVALID_ETAG).
     """
     def __init__(
         self,
@@ -628,7 +630,8 @@ class PlayGameStart(_message.Message):
     """The game's resource name, `games/{id}`."""
     since_etag: _builtins.str
     """Optional: the etag of the last view this client received, as in WatchGameRequest: the
-    session then starts with one update per move made after it instead of the current view.
+    session then starts with one update per move made after it instead of the current view
+    (with none, the view now).
     """
     def __init__(
         self,

@@ -152,9 +152,10 @@ class GameServiceServicer:
     def WatchGame(self, request, context):
         """Streams the caller's view: the current view first, then one message per applied move,
         until the game is over or the client cancels. With `since_etag` it first sends every move
-        after that etag, then the live ones: a client that reconnects with the etag of the last
-        view it received misses no move. A watcher that falls too far behind is cut off with
-        RESOURCE_EXHAUSTED (WATCH_TOO_SLOW), never skipped silently: it resumes with since_etag.
+        after that etag (with none, the view now), then the live ones: a client that reconnects
+        with the etag of the last view it received misses no move. A watcher that falls too far
+        behind is cut off with RESOURCE_EXHAUSTED (WATCH_TOO_SLOW), never skipped silently: it
+        resumes with since_etag.
         Codes: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE (since_etag not resumable),
         UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAVAILABLE.
         """
