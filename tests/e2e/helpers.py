@@ -14,9 +14,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "clients" / "typescript"
 TSX = TS / "node_modules" / ".bin" / "tsx"
+# How long a script may run: generous, for a machine whose cores are busy with other work (tsx
+# compiles the script first, and a whole game is played through it).
+SCRIPT_TIMEOUT = 180.0
 
 
-def run_node(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+def run_node(*args: str, timeout: float = SCRIPT_TIMEOUT) -> subprocess.CompletedProcess[str]:
     """Run a command in clients/typescript; fail the test with its output when it fails."""
     env = {**os.environ, "PATH": f"{TS / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
@@ -30,7 +33,7 @@ def run_node(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[s
     return done
 
 
-def run_script(script: str, *args: str, timeout: float = 60.0) -> dict[str, Any]:
+def run_script(script: str, *args: str, timeout: float = SCRIPT_TIMEOUT) -> dict[str, Any]:
     """Run a TypeScript script with tsx; its last stdout line is a JSON object."""
     done = run_node(str(TSX), script, *args, timeout=timeout)
     lines = done.stdout.strip().splitlines()

@@ -176,7 +176,6 @@ def test_example_page_in_headless_chromium(
         "--page", f"{page_origin}/index.html?{query}",
         "--chromium", str(CHROMIUM),
         "--screenshot", str(tmp_path / "page.png"),
-        timeout=90,
     )  # fmt: skip
     assert shown["listed"].startswith(f"seat {seat}: {len(legal)} legal move(s)")
     assert len(shown["moves"]) == len(legal)

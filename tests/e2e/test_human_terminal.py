@@ -35,6 +35,9 @@ from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT = r"Your move \[(?P<range>[^\],]*)(?P<wait>, Enter = let the others act)?[^\]]*\]> "
 MOVE_LINE = re.compile(r"^\s+(\d+)\) (.+)$", re.MULTILINE)
+# How long the program may take to print what a test waits for (croupier-play starts a server
+# of its own first): generous, for a machine whose cores are busy with other work.
+PATIENCE = 60.0
 
 
 def croupier_play() -> list[str]:
@@ -81,7 +84,7 @@ class Terminal:
             self.closed = True
         self.text += self._decoder.decode(data, final=not data).replace("\r", "")
 
-    def expect(self, pattern: str, timeout: float = 20.0) -> re.Match[str]:
+    def expect(self, pattern: str, timeout: float = PATIENCE) -> re.Match[str]:
         """Wait for `pattern` after what was already matched; move past it."""
         regex = re.compile(pattern)
         deadline = time.monotonic() + timeout
@@ -107,7 +110,7 @@ class Terminal:
     def type(self, text: str) -> None:
         os.write(self.master, text.encode() + b"\r")
 
-    def wait(self, timeout: float = 20.0) -> int:
+    def wait(self, timeout: float = PATIENCE) -> int:
         """Read to the end; the exit status."""
         deadline = time.monotonic() + timeout
         while not self.closed and time.monotonic() < deadline:
@@ -117,7 +120,7 @@ class Terminal:
     def close(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=20)
+            self.process.wait(timeout=PATIENCE)
         os.close(self.master)
 
 

@@ -22,7 +22,7 @@ from croupier.service.embedded_redis import EmbeddedRedis, free_port
 from croupier.service.redis_store import UPDATE_SCRIPT
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
-from tests.e2e.helpers import TS, TSX, check_refusals, run_node, run_script
+from tests.e2e.helpers import SCRIPT_TIMEOUT, TS, TSX, check_refusals, run_node, run_script
 from tests.lost_reply import LostReplyProxy, script_sha
 from tests.reliability.overloaded import call_slot_held, watch_slot_held
 from tests.reliability.support import game_id
@@ -31,7 +31,7 @@ from tests.scrape import metric, wait_metric
 
 def test_typescript_typechecks(typescript: Path) -> None:
     """The wrapper, the examples and the test scripts compile against the generated code."""
-    run_node("npm", "run", "--silent", "typecheck", timeout=120)
+    run_node("npm", "run", "--silent", "typecheck")
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -111,7 +111,7 @@ def _overload_script(target: str, name: str, *args: str) -> subprocess.Popen[str
 
 
 def _result(script: subprocess.Popen[str]) -> dict[str, object]:
-    out, _ = script.communicate(timeout=60)
+    out, _ = script.communicate(timeout=SCRIPT_TIMEOUT)
     result: dict[str, object] = json.loads(out.strip().splitlines()[-1])
     return result
 

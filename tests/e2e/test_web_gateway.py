@@ -200,7 +200,7 @@ def _calls(gateway: Gateway) -> list[dict[str, Any]]:
 def _new_calls(gateway: Gateway, before: int, count: int = 1) -> list[dict[str, Any]]:
     """The call log lines written after the first `before`, once there are `count` of them
     (a unary call's line is written just after its answer)."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while len(_calls(gateway)) < before + count and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.1)  # and no more than that

@@ -178,6 +178,9 @@ let log: { text: string; fresh: boolean }[] = [];
 let movedSeat: number | undefined;
 let loggedMoves = -1n;
 let busy = false;
+// A move sent whose answer has not come (the server stopped, the network went away): it is
+// sent again with the same request id until the server answers, so it is applied once.
+let sending = false;
 let watching: AbortController | null = null;
 
 function parseFragment(): Session | null | "bad" {
@@ -193,6 +196,7 @@ function parseFragment(): Session | null | "bad" {
 async function openTable(s: Session): Promise<void> {
   watching?.abort();
   session = s; view = undefined; moves = []; selected = []; refusal = null; notice = null; log = []; loggedMoves = -1n;
+  busy = false; sending = false; // a move still being sent for another table stops (play)
   app.replaceChildren(header(), h("main", { class: "loading", "aria-busy": "true" }, "…"));
   try {
     view = await croupier.get(s.name, s.cred);
@@ -256,27 +260,56 @@ function onView(next: GameView, events: Event[], own: boolean): void {
   render();
 }
 
+// Whether a call ended without the service's answer: the server stopped or is unreachable
+// (the browser's fetch fails, which Connect reports as UNKNOWN), it asked to be called again
+// (UNAVAILABLE), or the answer did not come in time. A move so ended may have been applied.
+function unanswered(e: CroupierError): boolean {
+  return e.code === Code.Unavailable || e.code === Code.Unknown || e.code === Code.DeadlineExceeded;
+}
+
 async function play(move: Move | Move["game"]): Promise<void> {
   if (session === null || busy || view === undefined) return;
+  const s = session;
   const etag = view.etag; // the view whose moves were shown
+  // One id for every sending: one that was applied before its answer was lost is answered
+  // the second time with its first response, never applied twice (ApplyMove's request ids).
+  const requestId = crypto.randomUUID();
   busy = true;
   refusal = null;
   const init = (move as Move).$typeName === "croupier.v1.Move" ? (move as Move) : { game: move as Move["game"] };
-  try {
-    const response = await croupier.apply(session.name, session.cred, init, { etag, requestId: crypto.randomUUID() });
-    busy = false;
-    if (response.view) onView(response.view, response.events, true);
-  } catch (error) {
-    busy = false;
-    const e = CroupierError.from(error);
-    refusal = e.reason === "ETAG_MISMATCH"
-      ? tr("The table changed before your move arrived: here it is again.", "내 수가 도착하기 전에 테이블이 바뀌었습니다. 다시 보여 줍니다.")
-      : `${t("refused")}: ${e.reason}${e.ruleId ? ` [${e.ruleId}]` : ""} — ${e.rawMessage}`;
-    if (e.code === Code.Unavailable || e.code === Code.Unknown) refusal = t("serverDown");
-    selected = [];
-    try { view = await croupier.get(session.name, session.cred); } catch { /* keep the last view */ }
-    moves = view?.legalMoves ?? [];
-    render();
+  for (;;) {
+    try {
+      const response = await croupier.apply(s.name, s.cred, init, { etag, requestId });
+      if (session !== s) return;
+      busy = false;
+      sending = false;
+      if (response.view) onView(response.view, response.events, true);
+      else render();
+      return;
+    } catch (error) {
+      if (session !== s) return;
+      const e = CroupierError.from(error);
+      if (unanswered(e)) {
+        // Sent again until the server answers, rather than refused: the player chose it for
+        // this view, and a view that changed meanwhile makes its etag refuse it then.
+        sending = true;
+        render();
+        await new Promise((r) => setTimeout(r, 1000));
+        if (session !== s) return;
+        continue;
+      }
+      busy = false;
+      sending = false;
+      refusal = e.reason === "ETAG_MISMATCH"
+        ? tr("The table changed before your move arrived: here it is again.", "내 수가 도착하기 전에 테이블이 바뀌었습니다. 다시 보여 줍니다.")
+        : `${t("refused")}: ${e.reason}${e.ruleId ? ` [${e.ruleId}]` : ""} — ${e.rawMessage}`;
+      selected = [];
+      try { view = await croupier.get(s.name, s.cred); } catch { /* keep the last view */ }
+      if (session !== s) return;
+      moves = view?.legalMoves ?? [];
+      render();
+      return;
+    }
   }
 }
 
@@ -342,6 +375,7 @@ function render(): void {
   }
   const movesEl = h("section", { class: "moves", "aria-label": t("moves") }, h("h2", {}, t("moves")),
     refusal ? h("div", { class: "alert", role: "alert", "data-testid": "refusal" }, refusal) : null,
+    sending ? h("div", { class: "alert soft", role: "status", "data-testid": "sending" }, t("moveSending")) : null,
     selectionBar,
     moves.length ? row("move-list", moveButtons) : h("p", { class: "note" }, v.result ? "" : t("noMoves")));
 
@@ -356,7 +390,7 @@ function render(): void {
     h("ol", { "aria-live": "polite" }, log.slice(0, 12).map((l) => h("li", { class: l.fresh ? "fresh" : "" }, l.text))));
 
   app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}`, "data-etag": v.etag, "data-seat": me },
-    notice ? h("div", { class: "alert soft", role: "status" }, notice) : null,
+    notice ? h("div", { class: "alert soft", role: "status", "data-testid": "notice" }, notice) : null,
     result, seats, centre(v), handEl, v.result ? null : movesEl, logEl)); // at the end: no moves to list
   if (focused) {
     const again = app.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ?? app.querySelector<HTMLElement>("[data-key^=move-]");

@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     executablePath: values.chromium,
     args: FLAGS,
     headless: true,
-    timeout: 30_000,
+    timeout: 60_000,
   });
   try {
     const page = await browser.newPage();
@@ -48,7 +48,8 @@ async function main(): Promise<void> {
       }
     });
     page.on("pageerror", (error) => consoleErrors.push(String(error)));
-    page.setDefaultTimeout(15_000);
+    // Generous: the waits below are for states, and a busy machine may take long to reach them.
+    page.setDefaultTimeout(60_000);
     await page.goto(values.page);
 
     const status = page.locator("#status");
