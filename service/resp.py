@@ -296,14 +296,27 @@ class RespClient(Commands):
     async def execute_then_wait(
         self, args: Sequence[Arg], wait: Sequence[Arg]
     ) -> tuple[Any, asyncio.Future[Any]]:
-        """`args`, then `wait` (WAIT or WAITAOF) on the same connection, both written at the end
-        of this turn, the wait shared with this turn's other writes (`_Protocol.wait_after`):
-        the command's reply, and the future of the wait's, for the caller to await when the
-        reply says that something is to be confirmed. The command's error is raised."""
+        """`args`, then, once its reply has come, `wait` (WAIT or WAITAOF) on the same
+        connection, shared with the writes whose replies came in the same turn
+        (`_Protocol.wait_after`): the command's reply, and the future of the wait's, for the
+        caller to await when the reply says that something is to be confirmed. The command's
+        error is raised.
+
+        After the reply, not with the command: a wait that Redis reads in the turn of its loop
+        that made the write finds it not yet in the append-only file (Redis writes and fsyncs
+        it before its replies), blocks, and holds back every later command of this connection,
+        which all the process's calls share, until its next turn: the moves of a process went
+        at half the rate. Sent after the reply, WAITAOF finds the write fsynced (appendfsync
+        always) and answers at once."""
         protocol = await self._connection()
-        sent = protocol.send(_pack(tuple(args)), 1, at_once=False)[0]
-        waiting = protocol.wait_after(_pack(tuple(wait)))
-        return await sent, waiting
+        reply = await protocol.send(_pack(tuple(args)), 1)[0]
+        try:
+            return reply, protocol.wait_after(_pack(tuple(wait)))
+        except RedisConnectionError as exc:  # lost since the reply: the write is unconfirmed
+            failed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            failed.add_done_callback(_retrieve)
+            failed.set_exception(exc)
+            return reply, failed
 
     def send_nowait(self, *args: Arg) -> asyncio.Future[Any] | None:
         """Send one command without waiting for its reply, with the other commands of this turn
