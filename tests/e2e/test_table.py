@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import random
 import re
 import shutil
 import struct
@@ -81,6 +82,15 @@ PARTS: dict[str, tuple[str, ...]] = {
     "vampire_queen": ("[data-testid=trick]",),
     "trinity": ("[data-testid=row-J]", "[data-testid=row-Q]", "[data-testid=row-K]"),
 }  # fmt: skip
+# The order of a hand on the table, from its cards' data-card keys: by rank (What's Your Name?,
+# Vampire Queen), by colour then kind and number (One Card's "type.colour.number"), by suit then
+# rank (Trinity's codes). A Pig Mau Mau key is the card's code alone: equal cards side by side.
+HAND_ORDER: dict[str, Callable[[str], tuple[int, ...]]] = {
+    "whats_your_name": lambda k: (int(k[1:]),),
+    "vampire_queen": lambda k: (int(k[1:]),),
+    "trinity": lambda k: (int(k[1:]),),
+    "one_card": lambda k: tuple(int(k.split(".")[i]) for i in (1, 0, 2)),  # colour, type, number
+}
 RESPONSES: dict[str, type[Message]] = {
     "CreateGame": pb.CreateGameResponse,
     "GetGame": pb.GetGameResponse,
@@ -520,6 +530,11 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
         )
         assert unlabelled == [], unlabelled
         seen["checks"] += 1
+        keys = dom_hand(page)  # sorted as a player holds them
+        if game in HAND_ORDER:
+            assert keys == sorted(keys, key=HAND_ORDER[game]), keys
+        else:
+            assert all(k not in keys[i + 2 :] or keys[i + 1] == k for i, k in enumerate(keys)), keys
         for part in PARTS[game]:
             assert page.query_selector(part) is not None, part
         if game == "vampire_queen":  # cards on the table: the trick in play, or while it is
@@ -637,7 +652,8 @@ def test_two_seats_never_see_each_others_cards(table: WebServer, browser: Browse
             view = seats[seat].views.get(etag or "")
             if view is not None and page.get_attribute("main", "data-etag") == etag:
                 # The DOM holds this seat's hand, and only a face-down hidden card of the other.
-                assert shown == [f"r{c.rank}" for c in view.whats_your_name.hand]
+                # (sorted by rank, as a player holds them)
+                assert shown == [f"r{r}" for r in sorted(c.rank for c in view.whats_your_name.hand)]
                 # Its own hidden card face up (WN-7.1: only they see it)...
                 if view.whats_your_name.HasField("hidden_card"):
                     mine = page.get_attribute("[data-testid=my-hidden]", "aria-label")
@@ -735,7 +751,9 @@ def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, pa
     refusal = page.wait_for_selector("[data-testid=refusal]")
     assert refusal is not None
     text = refusal.inner_text()
-    assert re.search(r"\[VQ-[0-9.]+\]", text), text
+    rule = re.search(r"\[(VQ-[0-9.]+)\]", text)
+    assert rule, text
+    assert text.count(rule.group(1)) == 1, text  # the rule id once, not "[VQ-3.1] — VQ-3.1: …"
     assert "ILLEGAL_MOVE" in text
 
     assert shown_etag(page) == etag  # refused: the game did not move
@@ -853,6 +871,8 @@ def test_a_resume_refused_as_out_of_range_starts_again_from_the_current_view(
         croupier.apply(created.name, credentials[seat], move)
     page.locator(".game-title", has_text="· 1 ").wait_for()
     assert refused  # the page did resume from its etag first, and was refused
+    title = page.inner_text(".game-title")
+    assert title.endswith("1 move") and "moves" not in title, title  # not "1 moves"
 
 
 # ---- bad links and a stopped server ----
@@ -1039,3 +1059,95 @@ def test_no_credential_reaches_the_server_log(
     assert "GetGame" in log and "ApplyMove" in log  # the requests are logged...
     assert not any(credential in log for credential in credentials)  # ...with no credential,
     assert re.search(r"\bcs_[A-Za-z0-9_-]{16,}", log) is None  # of this game or any other
+
+
+# ---- the bugs players met: each with its test ----
+
+
+def test_one_click_makes_one_game_and_copy_says_so(table: WebServer, browser: Browser) -> None:
+    """Once a game is created the button stays disabled (a second click would silently make
+    another game and replace the links) until "Create another game"; "Copy" says it copied,
+    and the clipboard holds the seat's link."""
+    context = patient(browser.new_context(viewport=DESKTOP, locale="en-US"))
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=web(table))
+    page = context.new_page()
+    watched = Watched(page)
+    links = create_in_lobby(page, web(table), "trinity", 3, {})
+    create = page.locator("#create")
+    expect(create).to_be_disabled()
+    expect(create).to_have_text("Game created")
+    create.click(force=True)  # a second click does nothing
+    page.wait_for_timeout(300)
+    assert watched.paths.count("/croupier.v1.GameService/CreateGame") == 1
+    assert page.get_attribute("[data-testid=link-0]", "href") == links[0]
+    page.click("[data-key=copy-0]")
+    expect(page.locator("[data-testid=copied-0]")).to_have_text("✓ Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == links[0]
+    page.click("#another")  # starts afresh: the button works again
+    expect(create).to_be_enabled()
+    assert page.query_selector("[data-testid^=link-]") is None
+    context.close()
+
+
+def test_two_equal_cards_selected_offer_only_the_moves_of_both(
+    table: WebServer, page: Page
+) -> None:
+    """Vampire Queen: with two 7s selected, "Play vampire 7" (one card) is no longer offered,
+    only the moves that use both."""
+    with Croupier(table.target) as croupier:
+        for seed in range(1, 200):  # a deal whose leader holds a pair it may lead
+            created = croupier.create(options_for("vampire_queen"), 3, seed=seed)
+            seat = created.view.active_seats[0]
+            credential = created.seat_credentials[seat]
+            view = croupier.get(created.name, credential)
+            pairs = [m.vampire_queen.play.cards for m in view.legal_moves
+                     if len(m.vampire_queen.play.cards) == 2
+                     and len(set(m.vampire_queen.play.cards)) == 1]  # fmt: skip
+            if pairs:
+                break
+        else:
+            pytest.fail("no deal of 200 gives its leader a pair")
+    page.goto(seat_link(table, created.name, credential, seat))
+    page.wait_for_selector(PLAYABLE)
+    key = f"v{pairs[0][0]}"
+    page.click(f"[data-testid=hand] [data-card='{key}'][aria-pressed=false] >> nth=0")
+    single = len(page.query_selector_all(PLAYABLE))
+    page.click(f"[data-testid=hand] [data-card='{key}'][aria-pressed=false] >> nth=0")
+    labels = [b.inner_text() for b in page.query_selector_all(PLAYABLE)]
+    assert labels and len(labels) < single, labels
+    assert all(label.count(" + ") >= 1 for label in labels), labels  # two cards or more
+    assert "No legal move" not in page.inner_text(".selection")
+
+
+def test_revealed_trinity_cards_show_their_rank(table: WebServer, page: Page) -> None:
+    """A Trinity hand card revealed by a Spade (TR-4.4) is drawn small in its seat's panel:
+    its rank is seen there, not only its suit."""
+    with Croupier(table.target) as croupier:
+        found = None
+        choose = random.Random(1)
+        for seed in range(1, 60):
+            created = croupier.create(options_for("trinity"), 3, seed=seed)
+            credentials = list(created.seat_credentials)
+            for _ in range(120):
+                view = croupier.get(created.name)
+                if view.HasField("result"):
+                    break
+                if any(s.revealed for s in view.trinity.seats):
+                    found = (created.name, credentials, view)
+                    break
+                seat = view.active_seats[0]
+                moves = croupier.legal_moves(created.name, credentials[seat])
+                croupier.apply(created.name, credentials[seat], choose.choice(moves))
+            if found is not None:
+                break
+        assert found is not None, "no Spade revealed a card in 60 games"
+    name, credentials, view = found
+    revealer = next(s.seat for s in view.trinity.seats if s.revealed)
+    viewer = (revealer + 1) % 3
+    page.goto(seat_link(table, name, credentials[viewer], viewer))
+    small = page.locator(f"[data-testid=seat-{revealer}] .cards.small .card")
+    expect(small.first).to_be_visible()
+    for card in small.all():
+        label = card.get_attribute("aria-label") or ""
+        shown = card.inner_text().replace("\n", "")
+        assert shown == label, (shown, label)  # rank and suit, as the label says

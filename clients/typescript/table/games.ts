@@ -138,17 +138,31 @@ export function trinityFace(code: number): Face | undefined {
 
 // ---- the hand and what a move uses of it ----
 
-/** The seat's hand as faces, each with a key: equal cards have equal keys. */
+/** The seat's hand as faces, each with a key (equal cards have equal keys), sorted as a
+ * player sorts a hand: by rank (What's Your Name?, Vampire Queen), by colour then kind and
+ * number (One Card, Pig Mau Mau), by suit then rank (Trinity's codes are in that order). */
 export function hand(view: GameView): { key: string; face: Face }[] {
   const g = view.game;
+  const by = <T>(list: T[], order: (c: T) => number): T[] => list.slice().sort((a, b) => order(a) - order(b));
   switch (g.case) {
-    case "whatsYourName": return g.value.hand.map((c) => ({ key: `r${c.rank}`, face: wynFace(c) }));
-    case "oneCard": return g.value.hand.map((c) => ({ key: `${c.type}.${c.color}.${c.number}`, face: oneFace(c) }));
-    case "pigMauMau": return g.value.hand.map((c) => ({ key: `p${c.code}`, face: pigFace(c) }));
-    case "vampireQueen": return g.value.hand.map((c) => ({ key: `v${c}`, face: vqFace(c) }));
-    case "trinity": return g.value.hand.map((c) => ({ key: `t${c}`, face: trinityFace(c) ?? { rank: "?", tone: "", label: "?" } }));
+    case "whatsYourName": return by(g.value.hand, (c) => c.rank).map((c) => ({ key: `r${c.rank}`, face: wynFace(c) }));
+    case "oneCard": return by(g.value.hand, (c) => c.color * 10000 + c.type * 100 + c.number).map((c) => ({ key: `${c.type}.${c.color}.${c.number}`, face: oneFace(c) }));
+    case "pigMauMau": return by(g.value.hand, (c) => c.color * 10000 + c.kind * 100 + c.number).map((c) => ({ key: `p${c.code}`, face: pigFace(c) }));
+    case "vampireQueen": return by(g.value.hand, (c) => c).map((c) => ({ key: `v${c}`, face: vqFace(c) }));
+    case "trinity": return by(g.value.hand, (c) => c).map((c) => ({ key: `t${c}`, face: trinityFace(c) ?? { rank: "?", tone: "", label: "?" } }));
     default: return [];
   }
+}
+
+/** Whether the move uses every selected card, as many times as it is selected. */
+export function usesAll(move: Move, selectedKeys: string[]): boolean {
+  const left = moveKeys(move).slice();
+  for (const k of selectedKeys) {
+    const at = left.indexOf(k);
+    if (at < 0) return false;
+    left.splice(at, 1);
+  }
+  return true;
 }
 
 /** The keys of the hand cards a move uses (equal keys repeat for several equal cards). */

@@ -8,7 +8,7 @@ import { Code } from "@connectrpc/connect";
 import { connectWeb, CroupierError, gameOptions, type Croupier } from "../src/web.js";
 import type { Event, GameView, Move } from "../src/gen/croupier/v1/game_service_pb.js";
 import { card, h, row } from "./dom.js";
-import { centre, describeEvent, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, seatDetails, seatName } from "./games.js";
+import { centre, describeEvent, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, seatDetails, seatName, usesAll } from "./games.js";
 import { lang, setLang, t, tr, type Key, type Lang } from "./i18n.js";
 import "./table.css";
 
@@ -115,9 +115,15 @@ function lobby(): void {
   level.addEventListener("change", () => { lobbyBotLevel = level.value; });
   seats.addEventListener("input", drawBots);
   drawBots();
-  const create = h("button", { type: "button", id: "create", class: "primary", "data-key": "create" }, t("create"));
+  // One click, one game: once created the button stays disabled (a second click would make a
+  // second game and silently replace the links); "Create another game" starts afresh.
+  const create = h("button", { type: "button", id: "create", class: "primary", "data-key": "create", disabled: lobbyLinks !== null },
+    lobbyLinks !== null ? t("created") : t("create"));
+  const another = lobbyLinks !== null ? h("button", { type: "button", id: "another", class: "ghost", "data-key": "another" }, t("another")) : null;
+  another?.addEventListener("click", () => { lobbyLinks = null; lobby(); });
   const status = h("div", { id: "lobby-status", role: "status" });
   create.addEventListener("click", () => void (async () => {
+    if (create.hasAttribute("disabled")) return;
     const n = Number(seats.value);
     const bots = [...botBox.querySelectorAll<HTMLInputElement>(".bot-seat")].filter((b) => b.checked).map((b) => Number(b.dataset["seat"]));
     if (bots.length >= n) { // a game of bots only needs the operator key: say so before asking
@@ -142,7 +148,7 @@ function lobby(): void {
       h("label", {}, `${t("seats")} (${info.minSeats}–${info.maxSeats})`, " ", seats),
       h("fieldset", {}, h("legend", {}, t("options")), info.options.map((o) => optionInput(o, info.id))),
       h("fieldset", {}, h("legend", {}, t("bots")), botBox, h("label", {}, t("botLevel"), " ", level), h("p", { class: "note" }, t("botsNote"))),
-      create, status),
+      row("create-row", create, another), status),
     lobbyLinks));
 }
 
@@ -156,8 +162,16 @@ function links(name: string, credentials: string[]): HTMLElement {
   const items = humans.map((seat) => {
     const href = `${location.origin}${location.pathname}${fragment({ game: name, seat: String(seat), cred: credentials[seat] ?? "" })}`;
     const copy = h("button", { type: "button", class: "ghost", "data-key": `copy-${seat}` }, t("copy"));
-    copy.addEventListener("click", () => void navigator.clipboard?.writeText(href));
-    return h("li", {}, h("a", { href, "data-seat": seat, "data-testid": `link-${seat}` }, `${t("seat")} ${seat} — ${t("playHere")}`), " ", copy);
+    const said = h("span", { class: "copied", role: "status", "data-testid": `copied-${seat}` });
+    copy.addEventListener("click", () => {
+      const done = (ok: boolean): void => {
+        said.textContent = ok ? `✓ ${t("copied")}` : t("copyFailed");
+        copy.textContent = ok ? t("copied") : t("copy");
+      };
+      if (navigator.clipboard === undefined) { done(false); return; }
+      navigator.clipboard.writeText(href).then(() => done(true), () => done(false));
+    });
+    return h("li", {}, h("a", { href, "data-seat": seat, "data-testid": `link-${seat}` }, `${t("seat")} ${seat} — ${t("playHere")}`), " ", copy, " ", said);
   });
   return h("section", { class: "links" }, h("h2", {}, t("links")), h("p", { class: "note" }, t("linksNote")), h("ul", {}, items));
 }
@@ -300,9 +314,7 @@ async function play(move: Move | Move["game"]): Promise<void> {
       }
       busy = false;
       sending = false;
-      refusal = e.reason === "ETAG_MISMATCH"
-        ? tr("The table changed before your move arrived: here it is again.", "내 수가 도착하기 전에 테이블이 바뀌었습니다. 다시 보여 줍니다.")
-        : `${t("refused")}: ${e.reason}${e.ruleId ? ` [${e.ruleId}]` : ""} — ${e.rawMessage}`;
+      refusal = refusalText(e);
       selected = [];
       try { view = await croupier.get(s.name, s.cred); } catch { /* keep the last view */ }
       if (session !== s) return;
@@ -311,6 +323,25 @@ async function play(move: Move | Move["game"]): Promise<void> {
       return;
     }
   }
+}
+
+/** "1 move", "2 moves" (수 in Korean, which has no plural). */
+function moveCountText(n: bigint): string {
+  return lang() === "ko" ? `${n}${t("moveCount")}` : `${n} ${n === 1n ? t("moveOne") : t("moveCount")}`;
+}
+
+/** A refusal in the page's language, made from what the server's answer carries for
+ * programs, its reason and rule id: the server's message is English, and begins with the rule
+ * id itself, so it is shown (without that id) only in English. */
+function refusalText(e: CroupierError): string {
+  if (e.reason === "ETAG_MISMATCH") return t("raced");
+  const rule = e.ruleId ? ` [${e.ruleId}]` : "";
+  if (lang() === "ko") {
+    const why = e.ruleId ? `이 수는 규칙 ${e.ruleId}에 맞지 않습니다 (docs/games의 규칙).` : "서버가 이 수를 받아들이지 않았습니다.";
+    return `${t("refused")}: ${e.reason}${rule} — ${why}`;
+  }
+  const message = e.ruleId && e.rawMessage.startsWith(`${e.ruleId}:`) ? e.rawMessage.slice(e.ruleId.length + 1).trim() : e.rawMessage;
+  return `${t("refused")}: ${e.reason}${rule} — ${message}`;
 }
 
 function rerender(): void {
@@ -325,7 +356,7 @@ function render(): void {
   const focused = (document.activeElement as HTMLElement | null)?.dataset["key"];
   const info = gameInfo(v.gameType);
   const title = h("span", { class: "game-title" }, h("b", {}, tr(info.en, info.ko)), " ", h("small", {}, lang() === "ko" ? info.en : info.ko),
-    " · ", `${v.moveCount} ${t("moveCount")}`);
+    " · ", moveCountText(v.moveCount));
 
   const seats = h("section", { class: "seats", "aria-label": t("seats") }, Array.from({ length: v.seats }, (_, seat) => {
     const active = v.activeSeats.includes(seat);
@@ -356,7 +387,8 @@ function render(): void {
     const want = selectedKeys.slice().sort();
     return keys.length === want.length && keys.every((k, i) => k === want[i]);
   };
-  const shown = selected.length ? moves.filter((m) => { const k = moveKeys(m); return selectedKeys.every((s) => k.includes(s)); }) : moves;
+  // Two equal cards selected keep only the moves that use both (a multiset, not a set).
+  const shown = selected.length ? moves.filter((m) => usesAll(m, selectedKeys)) : moves;
   const moveButtons = shown.map((m) => {
     const index = moves.indexOf(m);
     const b = h("button", { type: "button", class: "move", "data-key": `move-${index}`, "data-testid": "move", disabled: busy }, moveLabel(m, v));
