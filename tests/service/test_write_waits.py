@@ -101,7 +101,9 @@ def test_a_write_no_replica_confirms_is_not_durable_nor_its_retry_until_one_does
     async def unconfirmed(url: str, direct: redis.Redis) -> None:
         store = MeasuredStore(RedisStore(url, timeout=0.5, durability=REPLICA))
         before = not_durable("commit")
-        with pytest.raises(NotDurable, match=r"on 0 of 1 replicas within 0.5 s"):
+        # Redis answers the wait with no replica (or, on a busy machine, not before the store's
+        # own timeout): either way the write is made and not acknowledged as durable.
+        with pytest.raises(NotDurable, match=r"^the write is made but not .*replicas:1"):
             await store.create(GAME, b"state 1", ttl_seconds=60)
         assert direct.hget(f"croupier:{{{GAME}}}:game", "v") == b"1"  # made all the same
         started = time.monotonic()
