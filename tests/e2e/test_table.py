@@ -9,8 +9,10 @@ bundle's gzipped size and the first paint."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.client
+import itertools
 import random
 import re
 import shutil
@@ -578,8 +580,14 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     made = play_until_result(page, mover, at_move=at_move)
     assert made > 0 and seen["checks"] > 0
     assert page.evaluate("window.highlights") > 0, "no other seat's move was highlighted"
-    result = page.inner_text("[data-testid=result]")
-    assert re.search(r"\d", result)
+    check_the_result(page, game)
+    # The log holds a sentence for every event the seat saw, in order; a reload fills it again
+    # from the game's history (the watch resumed from the game's first etag).
+    name, credential = link_parts(links[0])
+    check_the_log(page, table, name, credential)
+    page.reload()
+    page.wait_for_selector("[data-testid=result]")
+    check_the_log(page, table, name, credential)
     if not shot:
         page.screenshot(path=SCREENSHOTS / f"{game}.png")
     if game == "vampire_queen":
@@ -592,6 +600,78 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     files = {"/", "/table.js", "/table.css"}
     others = [p for p in watched.paths if p not in files]
     assert others and all(p.startswith("/croupier.v1.GameService/") for p in others), others
+
+
+def link_parts(link: str) -> tuple[str, str]:
+    """The game's name and the seat's credential of a seat link."""
+    fragment = urllib.parse.parse_qs(link.split("#", 1)[1])
+    return fragment["game"][0], fragment["cred"][0]
+
+
+def camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def seat_events(target: str, name: str, credential: str) -> list[tuple[str, int | None]]:
+    """Every event of every move the seat's watch replays from the game's first etag, in
+    order: (its kind as the page's data-kind, the seat it is about when it names one)."""
+    events: list[tuple[str, int | None]] = []
+    with Croupier(target) as croupier:
+        for update in croupier.watch(name, credential, since_etag="1"):
+            for event in update.events:
+                game = getattr(event, event.WhichOneof("game") or "")
+                kind = game.WhichOneof("kind")
+                inner = getattr(game, kind)
+                seat = next((getattr(inner, f) for f in ("seat", "giver", "catcher", "winner")
+                             if f in inner.DESCRIPTOR.fields_by_name), None)  # fmt: skip
+                events.append((camel(kind), seat))
+            if update.view.HasField("result"):
+                break
+    return events
+
+
+def check_the_log(page: Page, server: WebServer, name: str, credential: str) -> None:
+    """The page's log against the events: one sentence per event, in order (newest first on
+    the page), each naming the seat it is about, none a raw event name."""
+    events = seat_events(server.target, name, credential)
+    expect(page.locator("[data-testid=log] li")).to_have_count(min(len(events), 400))
+    lines = page.eval_on_selector_all(
+        "[data-testid=log] li",
+        "els => els.map(e => [e.dataset.kind, e.dataset.seat ?? null, e.innerText,"
+        " e.closest('main').querySelector(`[data-testid=seat-${e.dataset.seat}] .seat-name`)"
+        "?.firstChild?.textContent ?? ''])",
+    )
+    lines.reverse()
+    assert [kind for kind, *_ in lines] == [kind for kind, _ in events[-len(lines) :]]
+    for (kind, seat, text, seat_name), (_, event_seat) in zip(
+        lines, events[-len(lines) :], strict=True
+    ):
+        assert not re.search(r"[a-z][A-Z]", text), text  # a sentence, not "pigMoved"
+        if seat is not None:
+            assert int(seat) == event_seat, (kind, text)
+            assert (seat_name or "virtual") in text, (seat_name, text)  # no panel: virtual
+
+
+def check_the_result(page: Page, game: str) -> None:
+    """A clear result for each seat: won or lost, nobody left to act; Trinity's is the team's,
+    without places (all three seats placed first said nothing)."""
+    outcomes = page.eval_on_selector_all(
+        "[data-testid^=result-] td:nth-child(2)", "els => els.map(e => e.innerText)"
+    )
+    seats = GAMES[game][0]
+    assert len(outcomes) == seats, outcomes
+    assert all(re.search("won|lost|승리|패배", o) for o in outcomes), outcomes
+    assert page.query_selector(".badge.turn") is None  # no "to act" after the end
+    headline = page.inner_text("[data-testid=headline]")
+    if game == "trinity":
+        assert "팀" in headline, headline  # played in Korean: "팀 승리!" or "팀 패배."
+        assert len(set(outcomes)) == 1, outcomes  # the team wins or loses together
+        header = page.inner_text("[data-testid=result] thead")
+        assert "순위" not in header and "place" not in header, header
+        assert "차례" not in page.inner_text(".centre")
+    else:
+        assert re.search("won|lost|Nobody", headline), headline
 
 
 # ---- redaction: two seats, two contexts ----
@@ -1151,3 +1231,75 @@ def test_revealed_trinity_cards_show_their_rank(table: WebServer, page: Page) ->
         label = card.get_attribute("aria-label") or ""
         shown = card.inner_text().replace("\n", "")
         assert shown == label, (shown, label)  # rank and suit, as the label says
+
+
+def test_other_seats_moves_are_shown_at_the_chosen_pace(table: WebServer, page: Page) -> None:
+    """The server's bots answer at once; the page shows other seats' moves one at a time, at
+    the pace chosen in the header (kept in localStorage), while the server is not slowed: it
+    is already at this seat's turn while the page still shows the bots' moves."""
+    with Croupier(table.target) as croupier:
+        created = croupier.create(
+            options_for("vampire_queen"), 3, bot_levels=["", "random", "random"]
+        )
+        credential = created.seat_credentials[0]
+        page.goto(seat_link(table, created.name, credential))
+        page.wait_for_selector("[data-testid=hand]")
+        page.select_option("#pace", "1600")
+        assert page.evaluate("localStorage.getItem('croupier.pace')") == "1600"
+        page.evaluate(
+            "window.shown = []; new MutationObserver(() => {"
+            " const etag = document.querySelector('main')?.dataset.etag;"
+            " if (etag && etag !== window.shown.at(-1)?.[0])"
+            "  window.shown.push([etag, performance.now()]);"
+            " }).observe(document.body, {subtree: true, childList: true, attributes: true})"
+        )
+        ahead = False
+        for _ in range(4):  # a few of this seat's moves, each followed by both bots'
+            page.wait_for_selector(PLAYABLE)
+            page.click(PLAYABLE)
+            page.wait_for_timeout(300)
+            server = croupier.get(created.name, credential)
+            ahead |= server.move_count > int(page.get_attribute("main", "data-etag") or 0) - 1
+        shown = page.evaluate("window.shown")
+    gaps = [b[1] - a[1] for a, b in itertools.pairwise(shown)]
+    assert any(gap >= 1400 for gap in gaps), gaps  # a bot's move waited for the pace
+    assert ahead, "the server was never ahead of the page: nothing was paced"
+
+
+def test_the_rematch_takes_every_seat_to_it(table: WebServer, browser: Browser) -> None:
+    """At the end, Rematch on one seat's page makes the rematch (CreateGame with rematch_of)
+    and takes that seat there; the other seat's page, open on the result, goes there too, each
+    with its own credential (a rematch keeps them)."""
+    choose = random.Random(2)
+    with Croupier(table.target) as croupier:
+        created = croupier.create(options_for("vampire_queen"), 3, bot_levels=["", "", "random"])
+        credentials = list(created.seat_credentials)
+        while not (view := croupier.get(created.name)).HasField("result"):
+            if not view.active_seats:
+                time.sleep(0.01)
+                continue
+            seat = view.active_seats[0]
+            if seat == 2:  # the bot's turn: the server plays it
+                time.sleep(0.01)
+                continue
+            moves = croupier.legal_moves(created.name, credentials[seat])
+            if moves:  # (a move that raced the bot's is refused: the view is read again)
+                with contextlib.suppress(CroupierError):
+                    croupier.apply(created.name, credentials[seat], choose.choice(moves))
+    contexts = [patient(browser.new_context(viewport=DESKTOP)) for _ in range(2)]
+    pages = [context.new_page() for context in contexts]
+    for seat, page in enumerate(pages):
+        page.goto(seat_link(table, created.name, credentials[seat], seat))
+        page.wait_for_selector("[data-testid=result]")
+    pages[0].click("#rematch")
+    for seat, page in enumerate(pages):
+        page.wait_for_function(
+            "(name) => !decodeURIComponent(location.hash).includes(name)", arg=created.name
+        )
+        expect(page.locator("[data-testid=hand]")).to_be_visible()
+        assert page.query_selector("[data-testid=result]") is None
+        name, credential = link_parts(page.url)
+        assert credential == credentials[seat] and name != created.name
+    assert link_parts(pages[0].url)[0] == link_parts(pages[1].url)[0]  # one rematch for all
+    for context in contexts:
+        context.close()

@@ -2,9 +2,9 @@
 // docs/games/*.md), how a card is drawn, which hand cards a move uses, a move's label, and the
 // middle of the table. Everything is read from the seat's redacted GameView.
 
-import type { GameView, Move, Event } from "../src/gen/croupier/v1/game_service_pb.js";
+import type { GameView, Move } from "../src/gen/croupier/v1/game_service_pb.js";
 import { card, h, row, type Face } from "./dom.js";
-import { lang, t, tr } from "./i18n.js";
+import { t, tr } from "./i18n.js";
 
 export interface OptionSpec {
   /** The field's path in the options message's init shape (`deck.numberCopies`). */
@@ -79,11 +79,11 @@ export const PIG_COLOR_NAMES = ["", "pink", "brown", "black", "beige"];
 const PIG_COLOR_KO = ["", "분홍", "갈색", "검정", "베이지"];
 
 /** A colour's name in the page's language (the English ones also name test ids and classes). */
-function oneColour(c: number): string {
+export function oneColour(c: number): string {
   return tr(ONE_COLOR_NAMES[c] ?? "", ONE_COLOR_KO[c] ?? "");
 }
 
-function pigColour(c: number): string {
+export function pigColour(c: number): string {
   return tr(PIG_COLOR_NAMES[c] ?? "", PIG_COLOR_KO[c] ?? "");
 }
 const TRINITY_SUITS = ["♠", "♥", "♦", "♣"];
@@ -274,54 +274,6 @@ export function moveLabel(move: Move, view: GameView): string {
   }
 }
 
-// ---- events, for the log and the highlight of who moved ----
-
-/** The events of every game in Korean (in English, the event's own name says it). */
-const EVENT_KO: Record<string, string> = {
-  gameStarted: "게임 시작", mirrorGiven: "거울을 받음", setupRevealed: "준비 공개", priorityTaken: "우선권을 가짐",
-  cardsDrawn: "카드를 뽑음", hiddenCardSet: "카드를 숨김", roundStarted: "라운드 시작", cardChosen: "카드를 고름",
-  playsRevealed: "낸 카드 공개", stageSwept: "무대 정리", cardTaken: "카드를 가져감", pairDiscarded: "짝을 버림",
-  hiddenCardMatched: "숨긴 카드와 짝", mirrorUsed: "거울을 씀", mirrorDiscarded: "거울을 버림",
-  virtualRevealed: "가상 플레이어 공개", playsToStage: "무대로", gameEnded: "게임 끝", dealt: "카드를 나눔",
-  startCard: "시작 카드", played: "냄", skipped: "건너뜀", directionChanged: "방향이 바뀜", drew: "뽑음",
-  reshuffled: "다시 섞음", calledOneCard: "원카드!", caught: "잡힘", gameWon: "게임 승리",
-  startSeatChosen: "시작 자리", raceStarted: "경주 시작", cardPlayed: "카드를 냄", pigMoved: "돼지가 움직임",
-  seatSkipped: "자리를 건너뜀", drawPending: "뽑을 카드", mauForgotten: "마우를 잊음", pileReshuffled: "더미를 다시 섞음",
-  turnPassed: "차례가 넘어감", stepsGranted: "걸음을 받음", stepsEnded: "걸음 끝", betPlaced: "베팅함",
-  betDeclined: "베팅 안 함", raceEnded: "경주 끝", huntersDealt: "헌터를 나눔", phaseStarted: "단계 시작",
-  cardsPlayed: "카드를 냄", passed: "패스", phaseWon: "단계 승리", huntTaken: "사냥감을 가져감",
-  roundScored: "라운드 점수", gameOver: "게임 끝", turnBegan: "차례 시작", turnSkipped: "차례를 건너뜀",
-  placed: "놓음", used: "씀", moved: "옮김", rowCardDiscarded: "줄의 카드를 버림", revealed: "공개",
-  swapped: "맞바꿈", discarded: "버림", gave: "줌",
-};
-
-/** Which seat an event is about (its `seat` field, when it has one), and a short line. */
-export function describeEvent(event: Event, view: GameView): { seat: number | undefined; text: string } {
-  const inner = event.game.value?.kind;
-  if (inner === undefined || inner.case === undefined) return { seat: undefined, text: "" };
-  const value = inner.value as unknown as Record<string, unknown>;
-  const seat = typeof value["seat"] === "number" ? value["seat"] : undefined;
-  const words = lang() === "ko" && EVENT_KO[inner.case] !== undefined ? EVENT_KO[inner.case]! : inner.case.replace(/([A-Z])/g, " $1").toLowerCase();
-  let detail = "";
-  const cards = value["cards"] ?? (value["card"] !== undefined ? [value["card"]] : undefined);
-  if (Array.isArray(cards) && cards.length > 0) {
-    detail = cards.map((c) => eventCard(view, c)).filter(Boolean).join(" ");
-  }
-  const who = seat === undefined ? "" : `${seatName(view, seat)}: `;
-  return { seat, text: `${who}${words}${detail ? ` ${detail}` : ""}` };
-}
-
-function eventCard(view: GameView, c: unknown): string {
-  switch (view.game.case) {
-    case "whatsYourName": return typeof c === "object" && c !== null ? wynFace(c as WynCard).label : "";
-    case "oneCard": return typeof c === "object" && c !== null ? oneFace(c as OneCard).label : "";
-    case "pigMauMau": return typeof c === "object" && c !== null ? pigFace(c as PigCard).label : "";
-    case "vampireQueen": return typeof c === "number" ? vqFace(c).label : "";
-    case "trinity": return typeof c === "number" ? (trinityFace(c)?.label ?? "") : "";
-    default: return "";
-  }
-}
-
 // ---- the middle of the table ----
 
 function stat(label: string, value: string | number, testid?: string): HTMLElement {
@@ -409,7 +361,7 @@ export function centre(view: GameView): HTMLElement {
           h("div", { class: "pile" }, v.topCard ? card(oneFace(v.topCard), { "data-testid": "top-card" }) : card(undefined), h("span", {}, `${t("discard")} ${v.discardPileSize}`)),
           h("div", { class: `swatch ${ONE_COLORS[v.activeColor] ?? ""}`, "aria-label": `${tr("colour", "색")}: ${oneColour(v.activeColor)}` }, oneColour(v.activeColor)),
         ),
-        row("stats", stat(tr("direction", "방향"), v.clockwise ? "↻" : "↺"), stat(t("turn"), seatName(view, v.currentSeat)),
+        row("stats", stat(tr("direction", "방향"), v.clockwise ? "↻" : "↺"), view.result ? null : stat(t("turn"), seatName(view, v.currentSeat)),
           v.pendingAttack ? stat(tr("attack", "공격"), `+${v.pendingAttack}`) : null,
           v.quatranColor ? stat(tr("quatran colour", "쿼트란 색"), oneColour(v.quatranColor)) : null,
           stat(t("game"), v.gameNumber), stat(tr("wins to match", "경기 승리 수"), v.winsToMatch)),
@@ -474,7 +426,7 @@ export function centre(view: GameView): HTMLElement {
         row("piles",
           h("div", { class: "pile" }, card(undefined, { "aria-label": `${t("drawPile")}: ${v.deckSize}` }), h("span", {}, `${t("drawPile")} ${v.deckSize}`)),
           h("div", { class: "pile" }, top ? card(trinityFace(top)) : h("span", { class: "card empty", role: "img", "aria-label": `${t("discard")}: ${t("empty")}` }), h("span", {}, `${t("discard")} ${v.discardPile.length}`))),
-        row("stats", stat(t("turn"), seatName(view, v.turn)), stat(tr("step", "단계"), steps[v.step] ?? "?"),
+        row("stats", view.result ? null : stat(t("turn"), seatName(view, v.turn)), view.result ? null : stat(tr("step", "단계"), steps[v.step] ?? "?"),
           v.usingCard ? stat(tr("using", "사용 중"), trinityFace(v.usingCard)?.label ?? "") : null,
           v.giftReceiver !== undefined ? stat(tr("gift to", "선물 받는 자리"), seatName(view, v.giftReceiver)) : null,
           v.outcome ? stat(tr("outcome", "결과"), outcomes[v.outcome] ?? "") : null),

@@ -8,7 +8,8 @@ import { Code } from "@connectrpc/connect";
 import { connectWeb, CroupierError, gameOptions, type Croupier } from "../src/web.js";
 import type { Event, GameView, Move } from "../src/gen/croupier/v1/game_service_pb.js";
 import { card, h, row } from "./dom.js";
-import { centre, describeEvent, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, seatDetails, seatName, usesAll } from "./games.js";
+import { describe, type Part } from "./events.js";
+import { centre, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, seatDetails, seatName, usesAll } from "./games.js";
 import { lang, setLang, t, tr, type Key, type Lang } from "./i18n.js";
 import "./table.css";
 
@@ -32,7 +33,16 @@ function header(extra?: HTMLElement): HTMLElement {
     document.documentElement.lang = next;
     rerender();
   });
-  return h("header", {}, h("a", { href: "#", class: "brand" }, "♠ ", t("title")), extra ?? null, toggle);
+  // The pace at which other seats' moves are shown, kept in localStorage (the page only).
+  const paceSelect = h("select", { id: "pace", "data-key": "pace", "aria-label": t("pace") },
+    ([[0, t("paceInstant")], [400, t("paceFast")], [800, t("paceNormal")], [1600, t("paceSlow")]] as const).map(([ms, label]) =>
+      h("option", { value: ms, selected: ms === pace }, label))) as HTMLSelectElement;
+  paceSelect.addEventListener("change", () => {
+    pace = Number(paceSelect.value);
+    localStorage.setItem("croupier.pace", String(pace));
+  });
+  return h("header", {}, h("a", { href: "#", class: "brand" }, "♠ ", t("title")), extra ?? null,
+    extra ? h("label", { class: "pace" }, t("pace"), " ", paceSelect) : null, toggle);
 }
 
 // ---- messages: every failure is shown on the page ----
@@ -188,9 +198,20 @@ let moves: Move[] = [];
 let selected: number[] = []; // indexes into the hand
 let refusal: string | null = null;
 let notice: string | null = null;
-let log: { text: string; fresh: boolean }[] = [];
+// The log: every event the seat saw, newest first, described when drawn (so in the language
+// of the moment); `fresh` for those of the last shown update, when another seat moved.
+let log: { event: Event; fresh: boolean }[] = [];
 let movedSeat: number | undefined;
-let loggedMoves = -1n;
+let loggedMoves = 0n;
+// The watch's updates not shown yet: other seats' moves are shown one at a time, `pace`
+// milliseconds apart (the server's bots answer at once), in the page only: the server is never
+// slowed. Updates the table is already past (the history replayed on arrival) go to the log
+// at once.
+let pending: { view: GameView; events: Event[] }[] = [];
+let pacing: ReturnType<typeof setTimeout> | undefined;
+let pace = Number(localStorage.getItem("croupier.pace") ?? "800") || 0;
+// The last play of another seat, kept on the table until the next one.
+let lastPlay: Event[] = [];
 let busy = false;
 // A move sent whose answer has not come (the server stopped, the network went away): it is
 // sent again with the same request id until the server answers, so it is applied once.
@@ -209,7 +230,10 @@ function parseFragment(): Session | null | "bad" {
 
 async function openTable(s: Session): Promise<void> {
   watching?.abort();
-  session = s; view = undefined; moves = []; selected = []; refusal = null; notice = null; log = []; loggedMoves = -1n;
+  session = s; view = undefined; moves = []; selected = []; refusal = null; notice = null; log = []; loggedMoves = 0n;
+  pending = []; lastPlay = []; movedSeat = undefined;
+  if (pacing !== undefined) clearTimeout(pacing);
+  pacing = undefined;
   busy = false; sending = false; // a move still being sent for another table stops (play)
   app.replaceChildren(header(), h("main", { class: "loading", "aria-busy": "true" }, "…"));
   try {
@@ -219,29 +243,37 @@ async function openTable(s: Session): Promise<void> {
     return;
   }
   moves = view.legalMoves;
+  if (view.result !== undefined) void awaitRematch(s);
   render();
-  void watch(s, view.etag);
+  // The log from the game's history: the watch resumed from the game's first etag replays
+  // every move since (up to the server's 4096) exactly as the live stream sent them to this
+  // seat, with its own redaction, then goes on live; a finished game's ends after the replay.
+  void watch(s, "1");
 }
 
 async function watch(s: Session, since: string): Promise<void> {
   const control = new AbortController();
   watching = control;
   let sinceEtag = since;
-  while (!control.signal.aborted && session === s && view?.result === undefined) {
+  let ended = false; // the stream brought the result: it ends there
+  while (!control.signal.aborted && session === s && !ended) {
     try {
       for await (const update of croupier.watch(s.name, s.cred, { signal: control.signal, sinceEtag })) {
         if (update.view === undefined) continue;
         sinceEtag = update.view.etag;
-        notice = null;
-        onView(update.view, update.events, false);
+        ended ||= update.view.result !== undefined;
+        if (notice !== null) { notice = null; render(); }
+        receive(update.view, update.events);
       }
+      ended ||= view?.result !== undefined;
     } catch (error) {
       if (control.signal.aborted) return;
       const e = CroupierError.from(error);
       if (e.code === Code.NotFound || e.code === Code.PermissionDenied) { fatal(explain(e)); return; }
-      // RESUME_OUT_OF_RANGE: more moves were missed than the server replays; resuming from the
-      // same etag would be refused forever, so start again from the current view.
-      if (e.code === Code.OutOfRange) sinceEtag = "";
+      // RESUME_OUT_OF_RANGE: more moves were missed than the server replays (or the history
+      // asked for on arrival is longer); resuming from the same etag would be refused forever,
+      // so start again from the current view.
+      if (e.code === Code.OutOfRange) { sinceEtag = ""; if (view?.result !== undefined) return; continue; }
       notice = t("reconnecting");
       render();
       await new Promise((r) => setTimeout(r, 1000));
@@ -249,29 +281,61 @@ async function watch(s: Session, since: string): Promise<void> {
   }
 }
 
-function onView(next: GameView, events: Event[], own: boolean): void {
-  if (view !== undefined && next.moveCount < view.moveCount) {
-    // An older answer (ApplyMove's, after the watch brought newer views): nothing new to show,
-    // but the views drawn while the move was under way showed their moves unplayable.
-    render();
-    return;
+/** The seat an event is about (who moved), if any. */
+function eventSeat(e: Event): number | undefined {
+  const value = (e.game.value as { kind?: { value?: Record<string, unknown> } } | undefined)?.kind?.value;
+  const seat = value?.["seat"] ?? value?.["giver"] ?? value?.["catcher"];
+  return typeof seat === "number" ? seat : undefined;
+}
+
+/** An update of the watch: shown now, or after the other seats' moves before it, at the pace. */
+function receive(next: GameView, events: Event[]): void {
+  pending.push({ view: next, events });
+  if (pacing === undefined) pump();
+  else render(); // the moves shown are now an older view's: drawn unplayable until it comes
+}
+
+function pump(): void {
+  pacing = undefined;
+  while (pending.length) {
+    const item = pending.shift()!;
+    const advances = view !== undefined && item.view.moveCount > view.moveCount;
+    onView(item.view, item.events, false, false);
+    const others = item.events.some((e) => { const seat = eventSeat(e); return seat !== undefined && seat !== session?.seat; });
+    if (advances && others && pace > 0) { // the next update waits, even one not come yet
+      pacing = setTimeout(() => { pacing = undefined; if (pending.length) pump(); }, pace);
+      break;
+    }
   }
-  const changed = view === undefined || next.etag !== view.etag;
-  view = next;
+  render();
+}
+
+function onView(next: GameView, events: Event[], own: boolean, draw = true): void {
   // Events are logged from the watch only: it delivers every move once and in order (one
   // update may carry several moves' events), while ApplyMove's answer repeats the own move's.
   if (!own && events.length && next.moveCount > loggedMoves) {
     loggedMoves = next.moveCount;
     for (const entry of log) entry.fresh = false;
-    const lines = events.map((e) => describeEvent(e, next)).filter((d) => d.text);
-    log = [...lines.reverse().map((d) => ({ text: d.text, fresh: d.seat !== session?.seat })), ...log].slice(0, 40);
-    movedSeat = lines.find((d) => d.seat !== undefined && d.seat !== session?.seat)?.seat;
+    const past = view !== undefined && next.moveCount <= view.moveCount && pending.length > 0;
+    log = [...events.slice().reverse().map((event) => ({ event, fresh: !past && eventSeat(event) !== session?.seat })), ...log];
+    const theirs = events.filter((e) => { const seat = eventSeat(e); return seat !== undefined && seat !== session?.seat; });
+    if (theirs.length) lastPlay = theirs;
+    movedSeat = past ? undefined : theirs.map(eventSeat).find((seat) => seat !== undefined);
   }
+  if (view !== undefined && next.moveCount < view.moveCount) {
+    // An older view (the history replayed on arrival, or the watch's copy of a move whose
+    // ApplyMove answer came first): logged, nothing new to show.
+    if (draw) render();
+    return;
+  }
+  const changed = view === undefined || next.etag !== view.etag;
+  if (next.result !== undefined && view?.result === undefined && session !== null) void awaitRematch(session);
+  view = next;
   if (changed) {
     selected = [];
     moves = next.legalMoves;
   }
-  render();
+  if (draw) render();
 }
 
 // Whether a call ended without the service's answer: the server stopped or is unreachable
@@ -344,6 +408,92 @@ function refusalText(e: CroupierError): string {
   return `${t("refused")}: ${e.reason}${rule} — ${message}`;
 }
 
+const LOG_LINES = 400;
+
+/** A sentence's words as text, its cards drawn as small cards. */
+function sentence(parts: Part[]): (string | HTMLElement)[] {
+  return parts.map((p) => (typeof p === "string" ? p : card(p ?? undefined, { class: `card mini ${p?.tone ?? "back"}` })));
+}
+
+/** How each game is scored, for the result: written by the page from the game, in either
+ * language (the server's summary is English). */
+const SCORING: Record<string, [string, string]> = {
+  whats_your_name: ["The lowest total wins; ties go to the priority holder.", "합계가 가장 낮은 자리가 이깁니다. 같으면 우선권을 가진 자리가 이깁니다."],
+  one_card: ["The first to empty their hand wins; the others are placed by fewer cards left (in a match: by games won).", "손패를 먼저 비운 자리가 이깁니다. 나머지는 남은 카드가 적은 순서입니다 (경기에서는 이긴 판 수)."],
+  pig_mau_mau: ["The most points after the races wins; ties share the win.", "경주가 끝난 뒤 점수가 가장 높은 자리가 이깁니다. 같으면 함께 이깁니다."],
+  vampire_queen: ["The lowest total penalty wins; ties share the win.", "벌점 합계가 가장 낮은 자리가 이깁니다. 같으면 함께 이깁니다."],
+};
+
+function resultSection(v: GameView, me: number): HTMLElement {
+  const r = v.result!;
+  const won = (seat: number): boolean => r.winners.includes(seat);
+  const names = (seats: number[]): string => seats.map((seat) => seatName(v, seat)).join(", ");
+  let headline: string;
+  let summary: string;
+  const team = v.game.case === "trinity";
+  if (team) {
+    // Trinity is cooperative: every seat wins or loses together; no places.
+    const outcome = v.game.case === "trinity" ? v.game.value.outcome : 0;
+    headline = r.winners.length ? tr("The team won!", "팀 승리!") : tr("The team lost.", "팀 패배.");
+    summary = outcome === 1 ? tr("The board is complete.", "보드가 완성되었습니다.")
+      : outcome === 3 ? tr("A Jack, Queen or King was discarded.", "J, Q, K 중 한 장을 버렸습니다.")
+      : tr("Every hand is empty and the board is not complete.", "손패가 모두 비었고 보드가 완성되지 않았습니다.");
+  } else {
+    headline = won(me) ? tr("You won!", "이겼습니다!") : r.winners.length ? tr(`You lost. Won: ${names(r.winners)}.`, `졌습니다. 승리: ${names(r.winners)}.`)
+      : tr("Nobody won.", "아무도 이기지 못했습니다.");
+    const [en, ko] = SCORING[v.gameType] ?? ["", ""];
+    summary = tr(en, ko);
+    if (v.gameType === "whats_your_name" && !r.winners.length) summary += tr(" The virtual player has the lowest total.", " 가상 플레이어의 합계가 가장 낮습니다.");
+  }
+  const rows = [...r.seats].sort((a, b) => a.placement - b.placement || a.seat - b.seat).map((s) =>
+    h("tr", { class: won(s.seat) ? "winner" : "", "data-testid": `result-${s.seat}` },
+      h("td", {}, seatName(v, s.seat), s.seat === me ? ` (${t("you")})` : ""),
+      h("td", {}, won(s.seat) ? `★ ${t("won")}` : t("lost")),
+      team ? null : h("td", {}, String(s.score)),
+      team ? null : h("td", {}, String(s.placement))));
+  const again = h("button", { type: "button", class: "primary", id: "rematch", "data-key": "rematch" }, t("rematch"));
+  again.addEventListener("click", () => void rematch(again));
+  return h("section", { class: "result", "data-testid": "result", role: "status" }, h("h2", {}, t("result")),
+    h("p", { class: "headline", "data-testid": "headline" }, headline), h("p", {}, summary),
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("seat")), h("th", {}, t("outcome")), team ? null : h("th", {}, t("score")), team ? null : h("th", {}, t("place")))),
+      h("tbody", {}, rows)),
+    row("create-row", again, h("a", { href: "#", class: "button" }, t("newGame"))));
+}
+
+/** Every seat to the rematch: CreateGame with rematch_of is made once (later calls name the
+ * same game), and each seat keeps its credential, so the link only changes its game. */
+async function rematch(button: HTMLElement): Promise<void> {
+  if (session === null) return;
+  const s = session;
+  button.setAttribute("disabled", "");
+  try {
+    const again = await croupier.rematch(s.name, s.cred);
+    if (session === s) goToRematch(again.name);
+  } catch (error) {
+    refusal = explain(error);
+    button.removeAttribute("disabled");
+    render();
+  }
+}
+
+function goToRematch(name: string): void {
+  if (session === null) return;
+  location.hash = fragment({ game: name, seat: String(session.seat), cred: session.cred });
+}
+
+/** After the end: the other seats' pages learn of a rematch from the finished game's view
+ * (its `rematch`), read every two seconds, and go to it too. */
+async function awaitRematch(s: Session): Promise<void> {
+  while (session === s) {
+    try {
+      const now = await croupier.get(s.name, s.cred);
+      if (session !== s) return;
+      if (now.rematch) { goToRematch(now.rematch); return; }
+    } catch { /* the game expired, or the server is away: try again */ }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
 function rerender(): void {
   if (session !== null && view !== undefined) render();
   else if (session === null) lobby();
@@ -359,7 +509,7 @@ function render(): void {
     " · ", moveCountText(v.moveCount));
 
   const seats = h("section", { class: "seats", "aria-label": t("seats") }, Array.from({ length: v.seats }, (_, seat) => {
-    const active = v.activeSeats.includes(seat);
+    const active = v.result === undefined && v.activeSeats.includes(seat); // none to act after the end
     return h("div", { class: `seat${seat === me ? " me" : ""}${active ? " active" : ""}${seat === movedSeat ? " moved" : ""}`, "data-testid": `seat-${seat}` },
       h("div", { class: "seat-name" }, seatName(v, seat), seat === me ? ` (${t("you")})` : "", v.botLevels[seat] ? ` · ${t("bot")}` : "",
         active ? h("span", { class: "badge turn" }, t("turn")) : null,
@@ -391,8 +541,10 @@ function render(): void {
   const shown = selected.length ? moves.filter((m) => usesAll(m, selectedKeys)) : moves;
   const moveButtons = shown.map((m) => {
     const index = moves.indexOf(m);
-    const b = h("button", { type: "button", class: "move", "data-key": `move-${index}`, "data-testid": "move", disabled: busy }, moveLabel(m, v));
-    b.addEventListener("click", () => void play(m));
+    // While newer updates wait to be shown (the pace), these moves are an older view's.
+    const stale = pending.length > 0;
+    const b = h("button", { type: "button", class: "move", "data-key": `move-${index}`, "data-testid": "move", disabled: busy, "aria-disabled": stale ? "true" : undefined }, moveLabel(m, v));
+    b.addEventListener("click", () => { if (pending.length === 0) void play(m); });
     return b;
   });
   const selectionBar: HTMLElement[] = [];
@@ -411,19 +563,21 @@ function render(): void {
     selectionBar,
     moves.length ? row("move-list", moveButtons) : h("p", { class: "note" }, v.result ? "" : t("noMoves")));
 
-  const result = v.result ? h("section", { class: "result", "data-testid": "result", role: "status" }, h("h2", {}, t("result")),
-    h("p", {}, v.result.summary),
-    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("seat")), h("th", {}, t("score")), h("th", {}, t("place")))),
-      h("tbody", {}, [...v.result.seats].sort((a, b) => a.placement - b.placement).map((r) =>
-        h("tr", { class: v.result?.winners.includes(r.seat) ? "winner" : "" }, h("td", {}, seatName(v, r.seat), v.result?.winners.includes(r.seat) ? " ★" : ""), h("td", {}, String(r.score)), h("td", {}, String(r.placement)))))),
-    h("a", { href: "#", class: "button" }, t("newGame"))) : null;
+  const result = v.result ? resultSection(v, me) : null;
 
+  // The log: the newest first, at most LOG_LINES of them drawn.
   const logEl = h("section", { class: "log", "aria-label": t("log") }, h("h2", {}, t("log")),
-    h("ol", { "aria-live": "polite" }, log.slice(0, 12).map((l) => h("li", { class: l.fresh ? "fresh" : "" }, l.text))));
+    h("ol", { "aria-live": "polite", "data-testid": "log" }, log.slice(0, LOG_LINES).map((l) => {
+      const line = describe(l.event, v);
+      return line ? h("li", { class: l.fresh ? "fresh" : "", "data-kind": line.kind, "data-seat": line.seat }, sentence(line.parts)) : null;
+    })));
+  const last = lastPlay.map((e) => describe(e, v)).filter((l) => l !== null);
+  const lastEl = last.length && !v.result ? h("section", { class: "last-play", "data-testid": "last-play", "aria-label": t("lastPlay") },
+    h("span", { class: "lbl" }, t("lastPlay")), last.map((l) => h("div", {}, sentence(l.parts)))) : null;
 
   app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}`, "data-etag": v.etag, "data-seat": me },
     notice ? h("div", { class: "alert soft", role: "status", "data-testid": "notice" }, notice) : null,
-    result, seats, centre(v), handEl, v.result ? null : movesEl, logEl)); // at the end: no moves to list
+    result, seats, centre(v), lastEl, handEl, v.result ? null : movesEl, logEl)); // at the end: no moves to list
   if (focused) {
     const again = app.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ?? app.querySelector<HTMLElement>("[data-key^=move-]");
     again?.focus();
