@@ -3,6 +3,8 @@
 Each test starts `croupier-play` on a pty (it starts its own server), reads the screen as a
 person would, and types into it: numbers, wrong input, Enter, q. The refusal of a move is
 provoked in-process, against a real server, by offering the person a move the rules forbid.
+An online table is played by two such terminals against a server of the test's own: one runs
+the `--credential` line `--open-seats` printed, the other its `--join` line.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pty
 import random
 import re
 import select
+import shlex
 import signal
 import subprocess
 import sys
@@ -106,6 +109,22 @@ class Terminal:
         match = self.expect(PROMPT)
         screen = self.text[start : match.start()]
         return screen, match, listed_moves(screen)
+
+    def poll(self, pattern: str, timeout: float = 0.05) -> re.Match[str] | None:
+        """`pattern` after what was already matched, if it is there within `timeout`; move past
+        it. A program that ended without printing it fails the test."""
+        regex = re.compile(pattern)
+        match = regex.search(self.text, self.position)
+        if match is None:
+            if self.closed:
+                pytest.fail(
+                    f"no {pattern!r} before the end; the screen ends with:\n{self.text[-3000:]}"
+                )
+            self._read(timeout)
+            match = regex.search(self.text, self.position)
+        if match:
+            self.position = match.end()
+        return match
 
     def type(self, text: str) -> None:
         os.write(self.master, text.encode() + b"\r")
@@ -289,3 +308,100 @@ def test_a_refused_move_prints_the_reason_and_asks_again() -> None:
     after = text[refused.end() :]
     assert after.startswith("Your move [1-"), after
     assert "You left the table" in after
+
+
+def test_two_terminals_play_an_open_table_one_leaving_and_coming_back(
+    terminals: list[Terminal], tmp_path: Path
+) -> None:
+    """`--open-seats` prints the command lines of the table. A wrong join code is refused with
+    its reason; the host's terminal runs its --credential line and waits for players; the
+    guest's runs the --join line with --name, and both play, the guest once pressing Enter at
+    a choice both seats make (it waits for the host). After a few decisions the guest leaves
+    (q) at a move only it may make, the host's screen says it waits for the guest, and the
+    guest comes back with the --credential line its join printed; both screens end in the
+    same standings. The join code shows on neither screen, nor in the server's log."""
+    log = tmp_path / "server.log"
+    with log.open("wb") as sink, LocalServer(log_level="info", stderr=sink.fileno()) as server:
+
+        def run(*args: str) -> subprocess.CompletedProcess[str]:
+            command = [*croupier_play(), *args]
+            return subprocess.run(command, capture_output=True, text=True, timeout=PATIENCE)
+
+        opened = run(
+            "--game", "whats_your_name", "--players", "2", "--open-seats", "--name", "Ann",
+            "--target", server.target,
+        )  # fmt: skip
+        assert opened.returncode == 0, opened.stderr
+        printed = dict(line.split(None, 1) for line in opened.stdout.splitlines())
+        code = printed["join"].removeprefix("code").strip()
+        join = shlex.split(printed["others"].removeprefix("run"))
+        mine = shlex.split(printed["you"].removeprefix("run"))
+        assert join[:3] == ["croupier-play", "--join", code], join
+        assert join[3:] == ["--game-name", printed["game"], "--target", server.target], join
+
+        wrong = run("--join", "jc_not_this_one", *join[3:])
+        assert wrong.returncode == 1
+        assert "croupier-play: PERMISSION_DENIED JOIN_CODE_REJECTED: " in wrong.stderr
+        assert "jc_not_this_one" not in wrong.stdout + wrong.stderr
+
+        host = Terminal(*mine[1:])
+        terminals.append(host)
+        host.expect(r"You play Ann \(seat 0\)\.")
+        host.expect(r"Waiting for players: seat 1 open; the game starts once every seat is taken\.")
+        guest = Terminal(*join[1:], "--name", "Bo")
+        terminals.append(guest)
+        resume = guest.expect(
+            r"\n  (croupier-play --credential \S+ --game-name \S+ --target \S+)\n"
+        )
+        guest.expect(r"You play Bo \(seat 1\)\.")
+        host.expect(r"Bo took seat 1\.\nEvery seat is taken: the game begins\.")
+
+        chooser = random.Random(5)
+        seats = [host, guest]
+        screens: list[Terminal] = []  # the guest's earlier terminal
+        decisions = [0, 0]
+        waited = False
+        finished: set[int] = set()
+        deadline = time.monotonic() + 240
+        while len(finished) < 2:
+            assert time.monotonic() < deadline, (host.text[-2000:], guest.text[-2000:])
+            for seat, term in enumerate(seats):
+                if seat in finished:
+                    continue
+                start = term.position
+                match = term.poll(rf"{PROMPT}|Final standings")
+                if match is None:
+                    continue
+                if match[0] == "Final standings":
+                    finished.add(seat)
+                    continue
+                moves = listed_moves(term.text[start : match.start()])
+                assert moves, term.text[start:]
+                if seat == 1 and match["wait"] and not waited:
+                    term.type("")  # the host chooses first
+                    waited = True
+                elif seat == 1 and decisions[1] >= 4 and not match["wait"] and not screens:
+                    term.type("q")  # at a move only the guest may make: the host waits for it
+                    term.expect(r"You left the table; the game is not finished\. Your seat stays")
+                    assert term.wait() == 0
+                    screens.append(term)
+                    host.expect(r"Waiting for Bo\.\.\.\n")
+                    guest = Terminal(*shlex.split(resume[1])[1:])
+                    terminals.append(guest)
+                    guest.expect(r"You play Bo \(seat 1\)\.")
+                    seats[1] = guest
+                else:
+                    term.type(str(chooser.choice(moves)[0]))
+                    decisions[seat] += 1
+        assert host.wait() == 0 and guest.wait() == 0
+    standings = host.text[host.text.index("Final standings") :]
+    assert standings == guest.text[guest.text.index("Final standings") :]
+    for name in ("Ann", "Bo"):
+        assert re.search(rf"\n +\d\. {name} +\d+", standings), standings
+    assert waited and screens, "the guest never waited, or never left"
+    assert re.search(r" \d+\. Bo: Bo (chooses|takes) ", guest.text), guest.text[-2000:]
+    assert "Bo chooses a card." in host.text  # the guest's secret choice, as the host sees it
+    server_log = log.read_text()
+    assert '"rpc": "JoinGame"' in server_log
+    for text in (host.text, guest.text, screens[0].text, server_log):
+        assert code not in text

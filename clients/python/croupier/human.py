@@ -17,6 +17,14 @@ Every move, the person's and the bots', is printed as in `croupier-play`'s trans
 events as the person's seat sees them (read from the person's session), so the bots' hands and
 draws stay hidden. Each seat plays through a PlayGame session of its own, its moves chosen from
 its view's legal moves.
+
+`play_seat` plays one seat of a game that exists, on any server (`croupier-play --join CODE` or
+`--credential CREDENTIAL`, with `--game-name`): the person answers as above, and the other seats
+are people elsewhere or the server's bots. Only the person's PlayGame session is open; it brings
+the others' moves as they are made (printed at once while the person has no move, else after
+their answer), the seats claimed while the game waits for players, and the end. Enter alone
+waits for the next move; `q` leaves the table and keeps the seat, which the credential takes up
+again.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from croupier.bots import RandomBot, new_seed
 from croupier.client import Croupier, MoveResult, Session
 from croupier.errors import CroupierError
 from croupier.render import describe_event, describe_move, describe_seat, describe_table
+from croupier.render.names import seat_name
 from croupier.seats import UPDATE_TIMEOUT, SessionSeats
 from croupier.v1 import game_service_pb2 as pb
 
@@ -43,6 +52,17 @@ HELP = (
     "at once, or you have an out-of-turn move such as a catch), Enter alone lets one of them act\n"
     "first; you are asked again after each move."
 )
+
+SEAT_HELP = (
+    "How to play: type the number of a move and press Enter; ? shows this help, q (or Ctrl-C\n"
+    "while you wait) leaves the table, and your seat stays yours: --credential takes it up again.\n"
+    "While you have no move the other seats play, and their moves print as they come. When\n"
+    "other seats may move now too, Enter alone waits for the next move; you are asked again\n"
+    "after each move."
+)
+
+# How long the next move may take before the screen says who it waits for.
+QUIET_SECONDS = 0.5
 
 
 @dataclass
@@ -83,7 +103,7 @@ class _Watch:
         return lines
 
 
-def _ask(inp: TextIO, out: TextIO, count: int, may_wait: bool) -> Choice:
+def _ask(inp: TextIO, out: TextIO, count: int, may_wait: bool, help_text: str = HELP) -> Choice:
     """Read one answer: a move number (1-based), Enter to let the others act, or q."""
     wait = ", Enter = let the others act" if may_wait else ""
     numbers = "1" if count == 1 else f"1-{count}"
@@ -99,7 +119,7 @@ def _ask(inp: TextIO, out: TextIO, count: int, may_wait: bool) -> Choice:
         if text.lower() in ("q", "quit", "exit"):
             return _Quit()
         if text in ("?", "h", "help"):
-            print(HELP, file=out)
+            print(help_text, file=out)
             continue
         if not text:
             if may_wait:
@@ -267,13 +287,7 @@ def _human_turn(
     out: TextIO,
 ) -> MoveResult | _Quit | _LetOthersAct:
     """Draw the screen, ask, apply the chosen move; ask again after a refusal."""
-    moves: list[pb.Move] = []
-    descriptions: list[str] = []
-    for move in view.legal_moves:
-        text = describe_move(view.game_type, move, names)
-        if text not in descriptions:  # e.g. two copies of one card: one choice
-            moves.append(move)
-            descriptions.append(text)
+    moves, descriptions = _choices(view, names)
     if not moves:
         return _LetOthersAct()
     print(_screen(view, descriptions, names, alone=not bots), file=out)
@@ -285,3 +299,173 @@ def _human_turn(
             return session.move(moves[choice])
         except CroupierError as error:
             print(refusal(error), file=out)
+
+
+def _choices(view: pb.GameView, names: Sequence[str]) -> tuple[list[pb.Move], list[str]]:
+    """The view's legal moves as the person chooses among them, each with its line."""
+    moves: list[pb.Move] = []
+    descriptions: list[str] = []
+    for move in view.legal_moves:
+        text = describe_move(view.game_type, move, names)
+        if text not in descriptions:  # e.g. two copies of one card: one choice
+            moves.append(move)
+            descriptions.append(text)
+    return moves, descriptions
+
+
+def seat_names(view: pb.GameView) -> list[str]:
+    """Each seat's name as the view's tables show it: its display name, else `seat N`."""
+    return [seat_name(view.display_names, seat) for seat in range(view.seats)]
+
+
+def _listed(seats: Sequence[int]) -> str:
+    return ("seat " if len(seats) == 1 else "seats ") + ", ".join(map(str, seats))
+
+
+class _OnlineTable:
+    """One seat's session of a game as the screen shows it: each update printed as it is read
+    (the move and its events as the seat sees them, the seats claimed or freed, the start)."""
+
+    def __init__(self, session: Session, out: TextIO) -> None:
+        self._session = session
+        self._out = out
+        first = session.next_update(UPDATE_TIMEOUT)
+        if first is None:
+            raise RuntimeError(f"{session.name}: the session ended before its first view")
+        self.view = first.view
+        self.seat = first.view.viewer_seat
+        self.names = seat_names(self.view)
+        # The etags of the person's own moves: the updates they made show the person moving.
+        self.mine: set[str] = set()
+
+    def read(self, timeout: float | None = None) -> bool:
+        """Read and print the next update (waiting as long as it takes: the other seats may be
+        people); False once the session is over."""
+        update = self._session.next_update(timeout)
+        if update is None:
+            return False
+        self._show(update)
+        return True
+
+    def wait(self) -> bool:
+        """Wait for the next update; say what it waits for when it does not come at once."""
+        try:
+            return self.read(QUIET_SECONDS)
+        except TimeoutError:
+            pass
+        view = self.view
+        if view.status == pb.GAME_STATUS_WAITING:
+            text = (
+                f"Waiting for players: {_listed(view.open_seats)} open; the game starts once"
+                " every seat is taken."
+            )
+        else:
+            others = [self.names[seat] for seat in view.active_seats if seat != self.seat]
+            text = f"Waiting for {', '.join(others) or 'the next move'}..."
+        print(text, file=self._out, flush=True)
+        return self.read()
+
+    def _show(self, update: pb.GameUpdate) -> None:
+        before, after = self.view, update.view
+        self.view = after
+        self.names = names = seat_names(after)
+        out = self._out
+        for seat in before.open_seats:
+            if seat not in after.open_seats:
+                joined = after.display_names[seat] if seat < len(after.display_names) else ""
+                text = f"{joined} took seat {seat}." if joined else f"Seat {seat} is taken."
+                print(text, file=out)
+        for seat in after.open_seats:
+            if seat not in before.open_seats:
+                print(f"Seat {seat} is open again.", file=out)
+        if after.move_count > before.move_count:
+            lines = [
+                line
+                for event in update.events
+                for line in describe_event(after.game_type, event, names)
+            ]
+            mover = None
+            if after.etag in self.mine:
+                mover = self.seat
+            elif len(before.active_seats) == 1:
+                mover = before.active_seats[0]
+            who = f"{names[mover]}: " if mover is not None else ""
+            text = "\n      ".join(lines) or "(nothing visible)"
+            print(f"{after.move_count:4d}. {who}{text}", file=out)
+        if before.status == pb.GAME_STATUS_WAITING and after.status == pb.GAME_STATUS_ACTIVE:
+            print("Every seat is taken: the game begins.", file=out)
+        out.flush()
+
+
+def play_seat(
+    croupier: Croupier, name: str, credential: str, inp: TextIO, out: TextIO
+) -> pb.GameView | None:
+    """Play the seat of game `name` that `credential` is for: the person answers on `inp`,
+    everything prints on `out`, and the other seats are played elsewhere (people, the server's
+    bots). Only this seat's session is read. The final view, or None when the person leaves
+    before the end (the seat stays theirs: the credential takes it up again)."""
+    with croupier.session(name, credential) as session:
+        table = _OnlineTable(session, out)
+        view, names = table.view, table.names
+        players = ", ".join(names)
+        print(f"{view.game_type}: {view.seats} players ({players}), game {name}", file=out)
+        print(f"You play {names[table.seat]} (seat {table.seat}).", file=out)
+        bots = [names[seat] for seat, level in enumerate(view.bot_levels) if level]
+        if bots:
+            print(f"The server's bots play {', '.join(bots)}.", file=out)
+        print(SEAT_HELP, file=out, flush=True)
+        while not table.view.HasField("result"):
+            view = table.view
+            if session.pending:  # act on the newest view only
+                if not table.read():
+                    break
+                continue
+            if view.legal_moves:
+                others = [seat for seat in view.active_seats if seat != table.seat]
+                choice = _seat_turn(session, view, table.names, others, inp, out)
+                if isinstance(choice, _Quit):
+                    print(
+                        "You left the table; the game is not finished. Your seat stays yours:"
+                        " croupier-play --credential with its credential takes it up again.",
+                        file=out,
+                    )
+                    return None
+                if isinstance(choice, MoveResult):
+                    table.mine.add(choice.etag)  # its update is among the pending ones
+                    continue
+                if choice is None:  # refused as the game moved on: the screen is drawn again
+                    continue
+            if not table.wait():
+                break
+        view = table.view
+    if not view.HasField("result"):
+        print("The session ended before the game did.", file=out)
+        return None
+    table_text = describe_table(view)
+    if table_text:
+        print(table_text, file=out)
+    return view
+
+
+def _seat_turn(
+    session: Session,
+    view: pb.GameView,
+    names: Sequence[str],
+    others: Sequence[int],
+    inp: TextIO,
+    out: TextIO,
+) -> MoveResult | _Quit | _LetOthersAct | None:
+    """Draw the screen, ask, apply the chosen move. After a refusal: ask again, or None when
+    the game has moved on meanwhile (the other seats are not waiting for the person)."""
+    moves, descriptions = _choices(view, names)
+    print(_screen(view, descriptions, names, alone=not others), file=out)
+    while True:
+        choice = _ask(inp, out, len(moves), may_wait=bool(others), help_text=SEAT_HELP)
+        if not isinstance(choice, int):
+            return choice
+        try:
+            return session.move(moves[choice])
+        except CroupierError as error:
+            print(refusal(error), file=out)
+            if session.pending:
+                return None

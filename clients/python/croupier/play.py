@@ -4,6 +4,9 @@
     croupier-play --game vampire_queen --players 3 --human 0 --option rounds=1
     croupier-play --game one_card --players 3 --seed 7 --save-record game.json
     croupier-play --replay game.json
+    croupier-play --game one_card --players 3 --open-seats --target HOST:PORT
+    croupier-play --join CODE --game-name games/ID --target HOST:PORT --name Bo
+    croupier-play --credential CREDENTIAL --game-name games/ID --target HOST:PORT
 
 Without `--target` it starts a server of its own. The transcript's first line gives the game's
 seed (without `--seed`, one drawn here), and `--seed` with it prints the same game again. With
@@ -16,9 +19,14 @@ instead, for the same transcript (`croupier.seats`).
 `--replay FILE` replays such a record through the rule engines, without a server, and checks
 that it ends in the recorded result (exit status 1 when it does not): the engines come with the
 server's distribution, so this runs its `croupier.service.replay` as a process. With `--target`,
-`--open-seats` creates a game whose seats but yours are open and prints its join code, and
-`--list` prints the lobby. A server with operator keys creates games only for them: every game
-croupier-play creates then carries the key from the environment, `CROUPIER_OPERATOR_KEY`.
+`--open-seats` creates a game whose seats but yours (and `--bots`, the server's) are open and
+prints its name, its join code and the commands that play it, and `--list` prints the lobby.
+`--join CODE --game-name games/ID` claims the lowest open seat with the game's join code and
+plays it at the terminal; `--credential CREDENTIAL --game-name games/ID` plays a seat you hold
+(the one `--open-seats` kept for you, or one you claimed and left), through its PlayGame
+session, while the other seats move elsewhere (`croupier.human.play_seat`). A server with
+operator keys creates games only for them: every game croupier-play creates then carries the
+key from the environment, `CROUPIER_OPERATOR_KEY`.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -38,7 +47,7 @@ from google.protobuf.message import Message
 from croupier.bots import RandomBot, new_seed
 from croupier.client import Croupier
 from croupier.errors import CroupierError
-from croupier.human import play_human
+from croupier.human import play_human, play_seat, seat_names
 from croupier.local import LocalServer, ServerNotInstalled, server_installed
 from croupier.messages import GAME_TYPES
 from croupier.records import save_record
@@ -221,20 +230,99 @@ def _print_lobby(croupier: Croupier, out: TextIO) -> None:
 
 
 def _open_table(croupier: Croupier, args: argparse.Namespace, out: TextIO) -> None:
+    """Seat 0 is the caller's, the last `--bots` seats the server's bots, the others open."""
     options = options_for(args.game)
     for assignment in args.option:
         set_option(options, assignment)
+    bots = args.bots or 0
+    humans = args.players - bots
     created = croupier.create(
         options,
         args.players,
         seed=args.seed,
+        display_names=[args.name] + [""] * (args.players - 1) if args.name else (),
         player_ids=[args.player_id or "host"] + [""] * (args.players - 1),
         open_seats=True,
         public=args.public,
+        bot_levels=[""] * humans + ["random"] * bots if bots else (),
     )
-    print(f"game        {created.name}", file=out)
+    name, target, yours = created.name, args.target, created.seat_credentials[0]
+    print(f"game        {name}", file=out)
     print(f"join code   {created.join_code}", file=out)
-    print(f"seat 0      {created.seat_credentials[0]}  (your credential: keep it secret)", file=out)
+    print(f"seat 0      {yours}  (your credential: keep it secret)", file=out)
+    print(f"others run  {seat_command('--join', created.join_code, name, target)}", file=out)
+    print(f"you run     {seat_command('--credential', yours, name, target)}", file=out)
+
+
+def seat_command(flag: str, secret: str, name: str, target: str) -> str:
+    """The command line that plays a seat of game `name`: `flag` is --join (with the join code)
+    or --credential (with a seat's credential)."""
+    words = ["croupier-play", flag, secret, "--game-name", name, "--target", target]
+    return shlex.join(words)
+
+
+def _game_name(text: str) -> str:
+    """A --game-name: `games/ID` as --open-seats and --list print it (the ID alone too)."""
+    text = text.strip()
+    return text if text.startswith("games/") else f"games/{text}"
+
+
+# What --join and --credential take beside themselves: the rest creates games.
+_JOIN_FLAGS = frozenset({"join", "game_name", "target", "name", "player_id", "save_record"})
+_CREDENTIAL_FLAGS = frozenset({"credential", "game_name", "target", "save_record"})
+
+
+def _play_a_seat(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--join CODE or --credential CREDENTIAL, with --game-name: play one seat of a game that
+    exists at the terminal. The join code is never printed: it is the table's secret."""
+    joining = args.credential is None
+    if not joining and args.join is not None:
+        parser.error("give --join CODE (to claim a seat) or --credential CREDENTIAL, not both")
+    flag = "--join" if joining else "--credential"
+    allowed = _JOIN_FLAGS if joining else _CREDENTIAL_FLAGS
+    extra = [
+        "--" + dest.replace("_", "-")
+        for dest, value in vars(args).items()
+        if dest not in allowed and value != parser.get_default(dest)
+    ]
+    if extra:
+        why = "" if joining else " (a seat's name and player id are set when it is claimed)"
+        listed = ", ".join(extra)
+        parser.error(f"{flag} plays a seat of a game that exists: leave out {listed}{why}")
+    if not args.game_name:
+        parser.error(f"{flag} needs --game-name games/ID (as --open-seats and --list print it)")
+    if not args.target:
+        parser.error(f"{flag} needs --target HOST:PORT (the server that has the game)")
+    name = _game_name(args.game_name)
+    out = sys.stdout
+    try:
+        with Croupier(args.target) as croupier:
+            if joining:
+                joined = croupier.join(
+                    name, args.join, player_id=args.player_id, display_name=args.name
+                )
+                credential = joined.seat_credential
+                print(
+                    f"You took seat {joined.seat} of {name}. Your seat's credential is a secret;"
+                    " this takes the seat up again:",
+                    file=out,
+                )
+                print(f"  {seat_command('--credential', credential, name, args.target)}", file=out)
+            else:
+                credential = args.credential
+            view = play_seat(croupier, name, credential, sys.stdin, out)
+            if view is None:
+                return
+            print_result(view, seat_names(view), out)
+            if args.save_record:
+                save_record(croupier.record(name, credential), Path(args.save_record))
+                print(f"\nrecord saved to {args.save_record}", file=out)
+    except CroupierError as error:
+        print(f"croupier-play: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        print("\ncroupier-play: interrupted (your seat stays yours)", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 REPLAY_MODULE = "croupier.service.replay"
@@ -273,7 +361,10 @@ def main(argv: list[str] | None = None) -> None:
         "--players", type=int, help="number of seats (default: --bots, +1 with --human)"
     )
     parser.add_argument(
-        "--bots", type=int, help="seats played by bots (default: all, or all but the --human seat)"
+        "--bots",
+        type=int,
+        help="seats played by bots (default: all, or all but the --human seat; with"
+        " --open-seats: the last seats, played by the server, default none)",
     )
     parser.add_argument(
         "--human",
@@ -323,13 +414,39 @@ def main(argv: list[str] | None = None) -> None:
         "--open-seats",
         action="store_true",
         help="with --target: create the game with seat 0 yours and the others open, print its"
-        " name, join code and seat 0's credential, and exit (others join with JoinGame); a"
-        " server with operator keys needs one in CROUPIER_OPERATOR_KEY",
+        " name, join code, seat 0's credential and the commands that play it (--join,"
+        " --credential), and exit; a server with operator keys needs one in"
+        " CROUPIER_OPERATOR_KEY",
     )
     parser.add_argument(
         "--public", action="store_true", help="with --open-seats: list the game in the lobby"
     )
-    parser.add_argument("--player-id", default="", help="with --open-seats: seat 0's player id")
+    parser.add_argument(
+        "--player-id", default="", help="with --open-seats: seat 0's player id; with --join: yours"
+    )
+    parser.add_argument(
+        "--join",
+        metavar="CODE",
+        help="with --game-name and --target: claim the lowest open seat of the game with its"
+        " join code (from --open-seats) and play it at the terminal",
+    )
+    parser.add_argument(
+        "--credential",
+        metavar="CREDENTIAL",
+        help="with --game-name and --target: play the seat of the game that CREDENTIAL is for"
+        " at the terminal (seat 0's from --open-seats, or a seat claimed with --join)",
+    )
+    parser.add_argument(
+        "--game-name",
+        metavar="games/ID",
+        help="with --join or --credential: the game, as --open-seats and --list print it",
+    )
+    parser.add_argument(
+        "--name",
+        default="",
+        metavar="DISPLAY_NAME",
+        help="with --join: your display name at the table; with --open-seats: seat 0's",
+    )
     parser.add_argument(
         "--list",
         action="store_true",
@@ -345,6 +462,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.replay:
         _replay_file(Path(args.replay))
         return
+    if args.join is not None or args.credential is not None:
+        _play_a_seat(parser, args)
+        return
     if args.list or args.open_seats:
         if not args.target:
             parser.error("--list and --open-seats need --target HOST:PORT (a shared server)")
@@ -356,6 +476,11 @@ def main(argv: list[str] | None = None) -> None:
                     return
                 if args.game is None or args.players is None:
                     parser.error("--open-seats needs --game and --players")
+                if args.bots and not 0 < args.bots < args.players - 1:
+                    parser.error(
+                        "with --open-seats seat 0 is yours and at least one seat is open: give"
+                        f" --bots from 0 to {args.players - 2}"
+                    )
                 _open_table(croupier, args, sys.stdout)
         except ValueError as error:  # a bad --option
             parser.error(str(error))
