@@ -29,7 +29,11 @@ class Seat:
 
     def __init__(self, client: Croupier, name: str, credential: str) -> None:
         self.session = client.session(name, credential)
-        self.updates: list[pb.GameUpdate] = []
+        # Its first view read before anyone moves: the session has started on the game as it
+        # is now (a start the server took after a move would begin at that move's view).
+        first = self.session.next_update(TIMEOUT)
+        assert first is not None
+        self.updates: list[pb.GameUpdate] = [first]
 
     @property
     def view(self) -> pb.GameView:
