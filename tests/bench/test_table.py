@@ -48,8 +48,10 @@ def test_the_table_bench_plays_over_sessions_and_over_the_unary_path(tmp_path: P
     assert "server_bytes_per_session" not in report["table_unary"]
     unary = report["table_unary"]
     # A ListLegalMoves and an ApplyMove a move, and a little more: a listing that comes too
-    # late, a stale move, a CreateGame.
-    assert 2 <= unary["calls_per_move"] < 3
+    # late, a stale move, a CreateGame; a little less too: the window's edges cut turns, a
+    # listing counted before the window whose move lands in it (a short run on a busy machine
+    # has few moves).
+    assert 1.8 <= unary["calls_per_move"] < 3
     assert unary["p50_ms"] <= unary["turn_p50_ms"]
 
 
