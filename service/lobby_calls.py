@@ -86,8 +86,18 @@ class LobbyCalls:
         indexed = False
         for _ in range(self._settings.max_commit_attempts):
             stored = game.stored
+            if not request.join_code:
+                # A public game is listed in the lobby for anyone to take a seat, and the
+                # lobby cannot show its secret code (only its hash is kept): no code needed.
+                if not stored.public:
+                    raise errors.invalid_argument(
+                        errors.Reason.INVALID_JOIN_CODE,
+                        "join_code",
+                        "send the join code CreateGame returned (a public game's seat is"
+                        " joined without one)",
+                    )
             # Compared in constant time; a game without a code matches no code.
-            if not stored.join_code_hash or not hmac.compare_digest(
+            elif not stored.join_code_hash or not hmac.compare_digest(
                 code_hash, stored.join_code_hash
             ):
                 raise errors.join_code_rejected()

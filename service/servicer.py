@@ -463,7 +463,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> pb.JoinGameResponse:
         call.game = game_id = _game_id(request.name)
-        if not request.join_code or len(request.join_code) > MAX_JOIN_CODE:
+        # Without a code: only a public game's seat (checked once the game is read).
+        if len(request.join_code) > MAX_JOIN_CODE:
             raise errors.invalid_argument(
                 errors.Reason.INVALID_JOIN_CODE,
                 "join_code",

@@ -96,6 +96,8 @@ HAND_ORDER: dict[str, Callable[[str], tuple[int, ...]]] = {
 RESPONSES: dict[str, type[Message]] = {
     "CreateGame": pb.CreateGameResponse,
     "GetGame": pb.GetGameResponse,
+    "ListGames": pb.ListGamesResponse,
+    "JoinGame": pb.JoinGameResponse,
     "ListLegalMoves": pb.ListLegalMovesResponse,
     "ApplyMove": pb.ApplyMoveResponse,
     "WatchGame": pb.WatchGameResponse,
@@ -754,9 +756,12 @@ def test_two_seats_never_see_each_others_cards(table: WebServer, browser: Browse
         views = 0
         assert "/croupier.v1.GameService/ListLegalMoves" not in w.paths  # the views list them
         for method, message in received(w):
+            if method == "ListGames":  # the lobby's list: summaries, nothing secret
+                continue
             view = message.view  # type: ignore[attr-defined]
-            if method == "CreateGame":
-                assert not view.HasField("viewer_seat")  # the creator's public view
+            if method == "CreateGame" or (method == "GetGame" and not view.HasField("viewer_seat")):
+                # The creator's public view; the lobby's public views of the listed tables.
+                assert not view.HasField("viewer_seat") and not view.legal_moves
                 continue
             assert view.viewer_seat == seat
             assert view == seats[seat].views[view.etag], f"{method} at {view.etag}"
@@ -890,7 +895,7 @@ def test_the_moves_shown_are_those_of_the_view_shown(table: WebServer, page: Pag
 
 
 def test_a_seat_that_walked_away_shows_its_badge(table: WebServer, page: Page) -> None:
-    """A clocked game (made through the API: the lobby makes none) whose open seat lets its 1 s
+    """A clocked game (made through the API) whose open seat lets its 1 s
     deadline pass once, with abandon_after 1: the seat is away and the page says so."""
     clock = pb.Clock(seconds_per_decision=1, abandon_after=1)
     with Croupier(table.target) as croupier:
@@ -1303,3 +1308,115 @@ def test_the_rematch_takes_every_seat_to_it(table: WebServer, browser: Browser) 
     assert link_parts(pages[0].url)[0] == link_parts(pages[1].url)[0]  # one rematch for all
     for context in contexts:
         context.close()
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_two_people_and_a_bot_through_the_lobby_list(
+    game: str, table: WebServer, browser: Browser
+) -> None:
+    """Ana names herself and opens a public table with a turn clock: her seat, one open seat,
+    one bot. Bo, named, finds it under Open tables (game, seats taken, names, clock) and joins
+    with one click (a public game's seat needs no join code); both play it to the end."""
+    _, options = GAMES[game]
+    contexts = [patient(browser.new_context(viewport=DESKTOP, locale="en-US")) for _ in range(2)]
+    ana, bo = (context.new_page() for context in contexts)
+    watched = [Watched(ana), Watched(bo)]
+    ana.goto(web(table) + "/")
+    ana.evaluate("localStorage.setItem('croupier.pace', '0')")  # the bots' moves at once
+    ana.fill("#name", "Ana")
+    ana.select_option("#game", game)
+    ana.fill("#seats", "3")
+    ana.dispatch_event("#seats", "input")
+    for key, value in options.items():
+        ana.fill(f"#opt-{key}", value)
+    ana.set_checked(".bot-seat[data-seat='1']", False)
+    ana.set_checked(".bot-seat[data-seat='2']", True)
+    ana.check("#open-seats")
+    expect(ana.locator("#public")).to_be_checked()
+    ana.fill("#clock", "120")
+    ana.fill("#bank", "60")
+    ana.click("#create")
+    expect(ana.locator("[data-testid=waiting]")).to_contain_text("open seats")
+    assert ana.get_attribute("[data-testid=invite]", "href")  # the join link, to hand out
+    name, _ = link_parts(ana.url)
+    bo.goto(web(table) + "/")
+    bo.evaluate("localStorage.setItem('croupier.pace', '0')")
+    bo.fill("#name", "Bo")
+    listed = bo.locator(f"[data-testid=open-table][data-game='{name}']")
+    expect(listed).to_contain_text("Ana")
+    expect(listed).to_contain_text("2/3 seats taken")
+    expect(listed).to_contain_text("120 s + 60 s")
+    listed.locator("[data-testid=join]").click()
+    bo.wait_for_selector("[data-testid=hand]")
+    assert link_parts(bo.url)[0] == name and "seat=1" in bo.url
+    expect(bo.locator("[data-testid=seat-0] .seat-name")).to_contain_text("Ana")
+    expect(bo.locator("[data-testid=seat-1] .seat-name")).to_contain_text("Bo")
+    expect(ana.locator("[data-testid=waiting]")).to_have_count(0)  # the table is full
+    deadline = time.monotonic() + GAME_LIMIT_S
+    while not (finished(ana) and finished(bo)):
+        assert time.monotonic() < deadline, "the game did not reach its result in time"
+        if not (click_a_move(ana) | click_a_move(bo)):
+            ana.wait_for_timeout(60)
+    for page in (ana, bo):
+        expect(page.locator("[data-testid=headline]")).to_be_visible()
+    for w in watched:  # (a move that lost a race with the other person's is refused: 409)
+        assert [e for e in w.errors if "status of 409" not in e] == []
+    for context in contexts:
+        context.close()
+
+
+PHONE_SMALL: ViewportSize = {"width": 375, "height": 667}
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_a_phone_keeps_the_moves_in_view_and_shows_the_result(
+    lang: str, table: WebServer, browser: Browser
+) -> None:
+    """At 375 by 667 pixels, in Korean and in English: at every turn of the seat its moves
+    are on the screen (the sticky action bar) and nothing is wider than it; the tab's title
+    says it is the seat's turn; at the end the result is scrolled into view."""
+    context = patient(browser.new_context(viewport=PHONE_SMALL, locale="en-US"))
+    page = context.new_page()
+    with Croupier(table.target) as croupier:
+        created = croupier.create(
+            options_for("vampire_queen"), 3, bot_levels=["", "random", "random"]
+        )
+    page.goto(web(table) + "/")
+    page.evaluate(
+        f"localStorage.setItem('croupier.lang', {lang!r});"
+        " localStorage.setItem('croupier.pace', '0')"
+    )
+    page.goto("about:blank")  # a new document, which reads the language chosen
+    page.goto(seat_link(table, created.name, created.seat_credentials[0]))
+    page.wait_for_selector("[data-testid=hand]")
+    turn = "내 차례" if lang == "ko" else "Your turn"
+    checks = 0
+
+    def at_move(made: int) -> None:
+        nonlocal checks
+        if page.query_selector(PLAYABLE) is None:
+            return
+        assert fits_the_width(page), "the table is wider than the phone"
+        # The action bar is on the screen, its first move too; a long list scrolls inside it.
+        # (Read in one evaluation: the next view may take the moves away.)
+        title, *boxes = page.evaluate(
+            "(playable) => [document.title, ...[document.querySelector('[data-testid=moves]'),"
+            " document.querySelector(playable)].map(e => { if (!e) return null;"
+            " const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; })]",
+            PLAYABLE,
+        )
+        if None in boxes:
+            return  # the seat moved on meanwhile
+        for top, bottom, left, right in boxes:
+            assert top >= 0 and bottom <= 667 + 1 and left >= -8 and right <= 375 + 8, boxes
+        assert title.startswith(f"● {turn}"), title
+        if made == 2 and lang == "ko":
+            page.screenshot(path=SCREENSHOTS / "phone-ko.png")
+        checks += 1
+
+    play_until_result(page, click_a_move, at_move=at_move)
+    assert checks > 0
+    box = page.locator("[data-testid=result]").bounding_box()
+    assert box is not None and box["y"] < 667 and box["y"] + 40 > 0, box  # in view
+    assert turn not in page.title()
+    context.close()

@@ -407,7 +407,13 @@ def test_the_lobby_lists_public_games_with_open_seats_only(table: Table) -> None
     assert public.name in names_of(table.anon_a.iter_games(filter="status = waiting"))
     every = names_of(table.b.iter_games(filter=f'player_id = "{host}"'))
     assert every == [full.name, private.name, public.name]
-    table.anon_a.join(public.name, public.join_code)
+    # A public game's seat is taken from the lobby, which cannot show the secret join code:
+    # without one. A private game's is not.
+    joined = table.anon_a.join(public.name, "", display_name="Bo")
+    assert joined.seat == 1 and joined.seat_credential
+    assert list(joined.view.display_names) == ["", "Bo"]
+    error = refused(table.anon_a.join, private.name, "")
+    assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_JOIN_CODE")
     assert names_of(table.anon_b.iter_games(filter=f'player_id = "{host}"')) == []
     assert public.name not in names_of(table.anon_a.iter_games())
     # Waiting, active: the operator's filter on the game's own status.
@@ -684,7 +690,7 @@ def test_bad_input_gets_a_clear_error_and_changes_nothing(table: Table) -> None:
         error = refused(table.anon_b.join, waiting.name, waiting.join_code, **bad)
         assert error.code == grpc.StatusCode.INVALID_ARGUMENT, bad
         assert table.a.get(waiting.name).etag == waiting.etag
-    error = refused(table.anon_b.join, waiting.name, "")
+    error = refused(table.anon_b.join, waiting.name, "")  # a private game needs its code
     assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_JOIN_CODE")
     error = refused(table.a.list_games, filter=f'player_id = "{"x" * 129}"')
     assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_PLAYER_ID")

@@ -80,7 +80,7 @@ export interface CreateOptions {
   botLevels?: string[];
   /** A turn clock: seconds per decision (1 to 86400); when a seat's deadline passes, the
    *  server's strong bot moves for it. The views list the deadlines. */
-  clock?: { secondsPerDecision: number };
+  clock?: { secondsPerDecision: number; timeBankSeconds?: number };
   /** Retry-safe id, a UUID (e.g. `crypto.randomUUID()`): a retry with it returns the first
    *  response, seat credentials included, to this caller only. Anything else: INVALID_ARGUMENT. */
   requestId?: string;
@@ -161,7 +161,7 @@ export class Croupier {
           public: extra.public ?? false,
           botLevels: extra.botLevels ?? [],
           ...(extra.clock !== undefined
-            ? { clock: { secondsPerDecision: extra.clock.secondsPerDecision } }
+            ? { clock: { secondsPerDecision: extra.clock.secondsPerDecision, timeBankSeconds: extra.clock.timeBankSeconds ?? 0 } }
             : {}),
           ...(extra.seed !== undefined ? { seed: BigInt(extra.seed) } : {}),
         },

@@ -6,7 +6,7 @@
 
 import { Code } from "@connectrpc/connect";
 import { connectWeb, CroupierError, gameOptions, type Croupier } from "../src/web.js";
-import type { Event, GameView, Move } from "../src/gen/croupier/v1/game_service_pb.js";
+import type { Event, GameSummary, GameView, Move } from "../src/gen/croupier/v1/game_service_pb.js";
 import { card, h, row } from "./dom.js";
 import { describe, type Part } from "./events.js";
 import { centre, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, seatDetails, seatName, usesAll } from "./games.js";
@@ -41,8 +41,17 @@ function header(extra?: HTMLElement): HTMLElement {
     pace = Number(paceSelect.value);
     localStorage.setItem("croupier.pace", String(pace));
   });
+  // A tone when it becomes your turn: off unless chosen (kept in localStorage).
+  const sound = h("button", { type: "button", id: "sound", class: "ghost", "data-key": "sound", "aria-pressed": soundOn() ? "true" : "false", title: t("sound") },
+    soundOn() ? t("soundOn") : t("soundOff"));
+  sound.addEventListener("click", () => {
+    localStorage.setItem("croupier.sound", soundOn() ? "off" : "on");
+    sound.textContent = soundOn() ? t("soundOn") : t("soundOff");
+    sound.setAttribute("aria-pressed", soundOn() ? "true" : "false");
+    if (soundOn()) beep();
+  });
   return h("header", {}, h("a", { href: "#", class: "brand" }, "♠ ", t("title")), extra ?? null,
-    extra ? h("label", { class: "pace" }, t("pace"), " ", paceSelect) : null, toggle);
+    extra ? h("label", { class: "pace" }, t("pace"), " ", paceSelect) : null, extra ? sound : null, toggle);
 }
 
 // ---- messages: every failure is shown on the page ----
@@ -72,6 +81,72 @@ window.addEventListener("unhandledrejection", (e) => fatal(explain(e.reason)));
 let lobbyGame = "vampire_queen";
 let lobbyBotLevel = "strong";
 let lobbyLinks: HTMLElement | null = null;
+let lobbyOpen = false; // people's seats other than yours: open (joined) rather than links
+let lobbyPublic = true;
+let lobbyTables: GameSummary[] | null = null;
+let lobbyTimer: ReturnType<typeof setInterval> | undefined;
+
+/** The name this browser plays under (kept in localStorage), and a player id of its own: an
+ * open table's creator keeps seat 0 by its id (open seats are those without one). */
+function myName(): string {
+  return (localStorage.getItem("croupier.name") ?? "").slice(0, 64);
+}
+
+function myPlayerId(): string {
+  let id = localStorage.getItem("croupier.player");
+  if (!id) { id = `p-${crypto.randomUUID()}`; localStorage.setItem("croupier.player", id); }
+  return id;
+}
+
+/** The public tables with open seats (ListGames without the operator key: the lobby), each
+ * with its clock read from its public view (a summary has none). */
+async function loadTables(): Promise<void> {
+  try {
+    const listed = (await croupier.listGames({ pageSize: 50 })).games;
+    const clocks = await Promise.all(listed.map((g) => croupier.get(g.name).then((v) => [v.clockSeconds, Math.round(Number(v.timeBankMs[0] ?? 0n) / 1000)] as const, () => [0, 0] as const)));
+    listed.forEach((g, i) => { tableClocks.set(g.name, clocks[i]!); });
+    lobbyTables = listed;
+  } catch {
+    lobbyTables = [];
+  }
+  if (session === null) drawTables();
+}
+const tableClocks = new Map<string, readonly [number, number]>();
+const tablesBox = h("section", { class: "open-tables", "aria-label": "tables", "data-testid": "open-tables" });
+
+function drawTables(): void {
+  const list = lobbyTables;
+  const refresh = h("button", { type: "button", class: "ghost", "data-key": "refresh" }, t("refresh"));
+  refresh.addEventListener("click", () => void loadTables());
+  tablesBox.replaceChildren(h("h2", {}, t("openTables"), " ", refresh),
+    list === null ? h("p", { class: "note" }, "…")
+      : list.length === 0 ? h("p", { class: "note", "data-testid": "no-tables" }, t("noTables"))
+      : h("ul", {}, list.map((g) => {
+        const info = gameInfo(g.gameType);
+        const taken = g.seats - g.openSeats.length;
+        const names = g.displayNames.filter(Boolean).join(", ");
+        const [secs, bank] = tableClocks.get(g.name) ?? [0, 0];
+        const clock = secs ? `${t("clock")} ${secs} s${bank ? ` + ${bank} s` : ""}` : t("noClock");
+        const join = h("button", { type: "button", class: "primary", "data-testid": "join", "data-game": g.name }, t("join"));
+        join.addEventListener("click", () => void joinTable(g.name, "", join));
+        return h("li", { "data-testid": "open-table", "data-game": g.name },
+          h("b", {}, tr(info.en, info.ko)), ` · ${taken}/${g.seats} ${t("seatsTaken")}`, names ? ` · ${names}` : "", ` · ${clock} `, join);
+      })));
+}
+
+/** Take a seat: JoinGame (a public table without its code, a private one with it), then the
+ * seat's own link, which the page keeps in its address. */
+async function joinTable(name: string, code: string, button: HTMLElement): Promise<void> {
+  button.setAttribute("disabled", "");
+  try {
+    const joined = await croupier.join(name, code, { displayName: myName(), requestId: crypto.randomUUID() });
+    location.hash = fragment({ game: name, seat: String(joined.seat), cred: joined.seatCredential });
+  } catch (error) {
+    button.removeAttribute("disabled");
+    const status = document.getElementById("lobby-status");
+    status?.replaceChildren(h("div", { class: "alert", role: "alert", "data-testid": "error" }, explain(error)));
+  }
+}
 
 function optionInput(spec: (typeof GAMES)[number]["options"][number], gameType: string): HTMLElement {
   const id = `opt-${spec.key.replace(".", "-")}`;
@@ -143,7 +218,18 @@ function lobby(): void {
     create.setAttribute("disabled", "");
     try {
       const botLevels = Array.from({ length: n }, (_, i) => (bots.includes(i) ? level.value : ""));
-      const game = await croupier.create(gameOptions(lobbyGame, readOptions(lobbyGame)), n, { requestId: crypto.randomUUID(), botLevels });
+      const secs = Number(clockSecs.value) || 0;
+      const clock = secs > 0 ? { secondsPerDecision: secs, timeBankSeconds: Number(clockBank.value) || 0 } : undefined;
+      const displayNames = myName() ? [myName(), ...Array.from({ length: n - 1 }, () => "")] : [];
+      // Open seats: seat 0 is yours (kept by your player id), the other people's seats are
+      // claimed with JoinGame: from the lobby's list when public, else with the join link.
+      const open = lobbyOpen ? { openSeats: true, public: lobbyPublic, playerIds: [myPlayerId(), ...Array.from({ length: n - 1 }, () => "")] } : {};
+      const game = await croupier.create(gameOptions(lobbyGame, readOptions(lobbyGame)), n,
+        { requestId: crypto.randomUUID(), botLevels, displayNames, ...open, ...(clock ? { clock } : {}) });
+      if (lobbyOpen) {
+        location.hash = fragment({ game: game.name, seat: "0", cred: game.seatCredentials[0] ?? "", code: game.joinCode });
+        return;
+      }
       lobbyLinks = links(game.name, game.seatCredentials);
       lobby();
     } catch (error) {
@@ -151,13 +237,41 @@ function lobby(): void {
       create.removeAttribute("disabled");
     }
   })());
+  const nameInput = h("input", { type: "text", id: "name", "data-key": "name", maxlength: 64, value: myName(), autocomplete: "nickname" }) as HTMLInputElement;
+  nameInput.addEventListener("input", () => localStorage.setItem("croupier.name", nameInput.value.trim().slice(0, 64)));
+  const clockSecs = h("input", { type: "number", id: "clock", "data-key": "clock", min: 0, max: 86400, placeholder: "—" }) as HTMLInputElement;
+  const clockBank = h("input", { type: "number", id: "bank", "data-key": "bank", min: 0, max: 86400, placeholder: "0" }) as HTMLInputElement;
+  const openBox = h("input", { type: "checkbox", id: "open-seats", "data-key": "open-seats", checked: lobbyOpen }) as HTMLInputElement;
+  const publicBox = h("input", { type: "checkbox", id: "public", "data-key": "public", checked: lobbyPublic, disabled: !lobbyOpen }) as HTMLInputElement;
+  openBox.addEventListener("change", () => { lobbyOpen = openBox.checked; publicBox.disabled = !lobbyOpen; });
+  publicBox.addEventListener("change", () => { lobbyPublic = publicBox.checked; });
+  const code = h("input", { type: "text", id: "join-code", "data-key": "join-code", placeholder: t("joinPlaceholder") }) as HTMLInputElement;
+  const joinByCode = h("button", { type: "button", id: "join-by-code", "data-key": "join-by-code" }, t("join"));
+  joinByCode.addEventListener("click", () => {
+    // A join link (…#join=games/…&code=jc_…) or "games/… jc_…".
+    const text = code.value.trim();
+    const params = new URLSearchParams(text.includes("#") ? text.split("#")[1] : "");
+    const [name, joinCode] = params.get("join") ? [params.get("join")!, params.get("code") ?? ""] : text.split(/\s+/);
+    if (name && joinCode) void joinTable(name, joinCode, joinByCode);
+  });
+  if (lobbyTables === null) void loadTables();
+  drawTables();
+  if (lobbyTimer === undefined) lobbyTimer = setInterval(() => { if (session === null) void loadTables(); }, 5000);
   app.replaceChildren(header(), h("main", { class: "lobby" },
+    h("label", { class: "name" }, t("yourName"), " ", nameInput),
+    tablesBox,
+    h("section", { class: "join-code" }, h("h2", {}, t("joinByCode")), row("create-row", code, joinByCode)),
     h("h1", {}, t("lobby")),
     h("div", { class: "form" },
       h("label", {}, t("game"), " ", select),
       h("label", {}, `${t("seats")} (${info.minSeats}–${info.maxSeats})`, " ", seats),
       h("fieldset", {}, h("legend", {}, t("options")), info.options.map((o) => optionInput(o, info.id))),
       h("fieldset", {}, h("legend", {}, t("bots")), botBox, h("label", {}, t("botLevel"), " ", level), h("p", { class: "note" }, t("botsNote"))),
+      h("fieldset", {}, h("legend", {}, t("people")),
+        h("label", { class: "check" }, openBox, " ", t("openSeats")), h("label", { class: "check" }, publicBox, " ", t("public")),
+        h("p", { class: "note" }, t("openNote"))),
+      h("fieldset", {}, h("legend", {}, t("clock")),
+        h("label", {}, t("clockSecs"), " ", clockSecs), h("label", {}, t("clockBank"), " ", clockBank)),
       row("create-row", create, another), status),
     lobbyLinks));
 }
@@ -188,7 +302,8 @@ function links(name: string, credentials: string[]): HTMLElement {
 
 // ---- the table ----
 
-interface Session { name: string; seat: number; cred: string }
+// `code`: the join code, kept in the creator's own link while seats are open, to invite.
+interface Session { name: string; seat: number; cred: string; code?: string }
 
 let session: Session | null = null;
 let view: GameView | undefined;
@@ -225,12 +340,13 @@ function parseFragment(): Session | null | "bad" {
   const seat = Number(params.get("seat"));
   const cred = params.get("cred");
   if (!name || !cred || !Number.isInteger(seat) || seat < 0) return "bad";
-  return { name, seat, cred };
+  return { name, seat, cred, code: params.get("code") ?? undefined };
 }
 
 async function openTable(s: Session): Promise<void> {
   watching?.abort();
   session = s; view = undefined; moves = []; selected = []; refusal = null; notice = null; log = []; loggedMoves = 0n;
+  wasMyTurn = false; resultShown = false;
   pending = []; lastPlay = []; movedSeat = undefined;
   if (pacing !== undefined) clearTimeout(pacing);
   pacing = undefined;
@@ -410,6 +526,19 @@ function refusalText(e: CroupierError): string {
 
 const LOG_LINES = 400;
 
+/** While seats are open: which, and for the creator the join link to hand out. */
+function waitingBanner(v: GameView, s: Session): HTMLElement | null {
+  if (v.openSeats.length === 0 || v.result !== undefined) return null;
+  const invite = s.code ? `${location.origin}${location.pathname}${fragment({ join: s.name, code: s.code })}` : "";
+  const copy = h("button", { type: "button", class: "ghost", "data-key": "copy-invite" }, t("copy"));
+  copy.addEventListener("click", () => {
+    void navigator.clipboard?.writeText(invite).then(() => { copy.textContent = t("copied"); }, () => { copy.textContent = t("copyFailed"); });
+  });
+  return h("div", { class: "alert soft", role: "status", "data-testid": "waiting" },
+    `${t("waiting")} ${v.openSeats.map((seat) => seatName(v, seat)).join(", ")}.`,
+    invite ? h("div", {}, `${t("invite")}: `, h("a", { href: invite, "data-testid": "invite" }, invite), " ", copy) : null);
+}
+
 /** A sentence's words as text, its cards drawn as small cards. */
 function sentence(parts: Part[]): (string | HTMLElement)[] {
   return parts.map((p) => (typeof p === "string" ? p : card(p ?? undefined, { class: `card mini ${p?.tone ?? "back"}` })));
@@ -557,7 +686,8 @@ function render(): void {
     clear.addEventListener("click", () => { selected = []; render(); });
     selectionBar.push(row("selection", playSel, clear, match === undefined ? h("small", {}, t("noMatch")) : null));
   }
-  const movesEl = h("section", { class: "moves", "aria-label": t("moves") }, h("h2", {}, t("moves")),
+  // A sticky action bar: the moves stay at the bottom of the screen while the table scrolls.
+  const movesEl = h("section", { class: `moves${moves.length ? " mine" : ""}`, "aria-label": t("moves"), "data-testid": "moves" }, h("h2", {}, t("moves")),
     refusal ? h("div", { class: "alert", role: "alert", "data-testid": "refusal" }, refusal) : null,
     sending ? h("div", { class: "alert soft", role: "status", "data-testid": "sending" }, t("moveSending")) : null,
     selectionBar,
@@ -577,16 +707,57 @@ function render(): void {
 
   app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}`, "data-etag": v.etag, "data-seat": me },
     notice ? h("div", { class: "alert soft", role: "status", "data-testid": "notice" }, notice) : null,
+    waitingBanner(v, session),
     result, seats, centre(v), lastEl, handEl, v.result ? null : movesEl, logEl)); // at the end: no moves to list
   if (focused) {
     const again = app.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ?? app.querySelector<HTMLElement>("[data-key^=move-]");
-    again?.focus();
+    again?.focus({ preventScroll: true });
   }
+  // Your turn: the tab's title says so (seen from another tab), and a short tone if chosen.
+  const myTurn = moves.length > 0 && v.result === undefined;
+  document.title = `${myTurn ? `● ${t("yourTurn")} · ` : ""}${tr(info.en, info.ko)} · ${t("title")}`;
+  if (myTurn && !wasMyTurn && soundOn()) beep();
+  wasMyTurn = myTurn;
+  // The result, once: scrolled into view (on a phone the screen was at the moves, below).
+  if (v.result !== undefined && !resultShown) {
+    resultShown = true;
+    app.querySelector("[data-testid=result]")?.scrollIntoView({ block: "start" });
+  }
+}
+
+let wasMyTurn = false;
+let resultShown = false;
+
+function soundOn(): boolean {
+  return localStorage.getItem("croupier.sound") === "on";
+}
+
+let audio: AudioContext | undefined;
+function beep(): void {
+  try {
+    audio ??= new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 880;
+    gain.gain.setValueAtTime(0.08, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.25);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.25);
+  } catch { /* no audio here: the title says it */ }
 }
 
 // ---- start ----
 
 function route(): void {
+  // A join link: claim a seat, then the seat's own link replaces it.
+  const params = new URLSearchParams(location.hash.slice(1));
+  const joining = params.get("join");
+  if (joining) {
+    watching?.abort(); session = null; lobby();
+    void joinTable(joining, params.get("code") ?? "", document.getElementById("join-by-code") ?? h("span"));
+    return;
+  }
   const s = parseFragment();
   if (s === "bad") { session = null; fatal(t("badLink" as Key)); return; }
   if (s === null) { watching?.abort(); session = null; lobby(); return; }

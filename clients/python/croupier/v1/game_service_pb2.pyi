@@ -141,7 +141,7 @@ class CreateGameRequest(_message.Message):
     """
     public: _builtins.bool
     """With open seats: list the game in the public lobby (ListGames without the operator key)
-    while it has open seats.
+    while it has open seats, whose seats anyone may then claim without the join code.
     """
     rematch_of: _builtins.str
     """Optional: the name of a finished game to play again: same type, options, seats, player ids
@@ -1060,7 +1060,9 @@ class JoinGameRequest(_message.Message):
     name: _builtins.str
     """The game's resource name, `games/{id}`."""
     join_code: _builtins.str
-    """The join code CreateGame returned."""
+    """The join code CreateGame returned. Empty: a seat of a public game, which its lobby
+    listing offers to anyone (the listing cannot show the secret code).
+    """
     player_id: _builtins.str
     """Optional: the joining player's id in the integrating app (printable, at most 128
     characters). A player id already seated in the game is refused.
