@@ -1420,3 +1420,25 @@ def test_a_phone_keeps_the_moves_in_view_and_shows_the_result(
     assert box is not None and box["y"] < 667 and box["y"] + 40 > 0, box  # in view
     assert turn not in page.title()
     context.close()
+
+
+def test_a_refusal_and_the_result_in_korean(table: WebServer, page: Page) -> None:
+    """The page writes the server's texts for people in the page's language, from what the
+    answers carry for programs: a refusal from its reason and rule id (the server's message is
+    English). (The result from its fields: the Korean Trinity game of the whole games.)"""
+    with Croupier(table.target) as croupier:
+        created = croupier.create(options_for("vampire_queen"), 3)
+        seat = created.view.active_seats[0]  # the leader: any set of equal cards may lead
+        credential = created.seat_credentials[seat]
+        page.goto(web(table) + "/")
+        page.evaluate("localStorage.setItem('croupier.lang', 'ko')")
+        page.goto("about:blank")
+        page.goto(seat_link(table, created.name, credential, seat))
+        page.wait_for_selector(PLAYABLE)
+        keys = sorted(set(dom_hand(page)))
+        for key in (keys[0], keys[-1]):  # two ranks: VQ refuses a lead of mixed ranks
+            page.click(f"[data-testid=hand] [data-card='{key}'] >> nth=0")
+        page.click("#play-selected")
+        text = page.inner_text("[data-testid=refusal]")
+        assert text.startswith("거절됨: ILLEGAL_MOVE [VQ-"), text
+        assert "규칙 VQ-" in text and not re.search("[a-z]{4,}", text.split("—", 1)[1]), text

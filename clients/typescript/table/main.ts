@@ -517,7 +517,7 @@ function refusalText(e: CroupierError): string {
   if (e.reason === "ETAG_MISMATCH") return t("raced");
   const rule = e.ruleId ? ` [${e.ruleId}]` : "";
   if (lang() === "ko") {
-    const why = e.ruleId ? `이 수는 규칙 ${e.ruleId}에 맞지 않습니다 (docs/games의 규칙).` : "서버가 이 수를 받아들이지 않았습니다.";
+    const why = e.ruleId ? `이 수는 게임 규칙 ${e.ruleId}에 맞지 않습니다.` : "서버가 이 수를 받아들이지 않았습니다.";
     return `${t("refused")}: ${e.reason}${rule} — ${why}`;
   }
   const message = e.ruleId && e.rawMessage.startsWith(`${e.ruleId}:`) ? e.rawMessage.slice(e.ruleId.length + 1).trim() : e.rawMessage;
