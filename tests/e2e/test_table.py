@@ -503,6 +503,9 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     paint = first_paint_ms(page)
     print(f"\n{game}: first contentful paint of the lobby {paint:.0f} ms")
     assert 0 <= paint < PATIENCE_MS  # painted at all: the figure is the printed one
+    # The bots' moves shown at once: a whole game at the default pace takes minutes (the pace
+    # has its own test).
+    page.evaluate("localStorage.setItem('croupier.pace', '0')")
     page.goto("about:blank")  # a new document: the link's own first paint
     page.goto(links[0])
     page.wait_for_selector("[data-testid=hand]")
