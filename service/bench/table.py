@@ -245,6 +245,19 @@ class _Phase:
                     task.cancel()
                 await asyncio.gather(*game.tasks, return_exceptions=True)
 
+    async def _arrived(self, game: _Game, last: int, count: int) -> None:
+        """A seat's view of `count` moves after its view of `last` (-1: none yet). The first
+        waits until every seat of the game holds its own and the measured run has begun; a gap
+        between two is a missed update."""
+        if last < 0:
+            game.settle(True)
+            if not game.ready.is_set():
+                await game.ready.wait()
+            if not self.begun.is_set():
+                await self.begun.wait()
+        elif count != last + 1:
+            self.sample.missed += max(0, count - last - 1)
+
     async def _session(self, game: _Game, seat: int) -> None:
         """A seat over its PlayGame session."""
         sample, chooser = self.sample, self.chooser
@@ -269,15 +282,8 @@ class _Phase:
                 if message.HasField("update"):
                     latest = message.update.view
                     count = latest.move_count
-                    if last < 0:
-                        settled = True
-                        game.settle(True)
-                        if not game.ready.is_set():
-                            await game.ready.wait()
-                        if not self.begun.is_set():
-                            await self.begun.wait()
-                    elif count != last + 1:
-                        sample.missed += max(0, count - last - 1)
+                    settled = True
+                    await self._arrived(game, last, count)
                     last = count
                     if awaited and latest.etag == awaited:
                         awaited = ""
@@ -342,15 +348,8 @@ class _Phase:
                     sample.messages += 1
                 view = response.view
                 count = view.move_count
-                if last < 0:
-                    settled = True
-                    game.settle(True)
-                    if not game.ready.is_set():
-                        await game.ready.wait()
-                    if not self.begun.is_set():
-                        await self.begun.wait()
-                elif count != last + 1:
-                    sample.missed += max(0, count - last - 1)
+                settled = True
+                await self._arrived(game, last, count)
                 last = count
                 if count <= acted or seat not in view.active_seats or not self.running:
                     continue
