@@ -9,7 +9,8 @@ from __future__ import annotations
 import grpc
 
 from croupier.service import errors
-from croupier.service.calls import CallLog, unary
+from croupier.service.callers import CallLog
+from croupier.service.calls import unary
 from croupier.service.servicer import GameService
 from croupier.v1 import benchmark_service_pb2 as pb
 from croupier.v1 import benchmark_service_pb2_grpc

@@ -16,61 +16,13 @@ import structlog
 from google.protobuf.message import DecodeError, Message
 
 from croupier.service import auth, errors, logs, metrics
+from croupier.service.callers import CallLog
 from croupier.service.store import StoreUnavailable
 
 log = structlog.get_logger("croupier.rpc")
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
-
-
-@dataclass(slots=True)
-class CallLog:
-    """What the one log line of a call says, filled in as the call proceeds."""
-
-    rpc: str
-    game: str | None = None
-    game_type: str | None = None
-    seat: int | None = None
-    move: str | None = None
-    outcome: str = "CANCELLED"
-    reason: str | None = None
-    rule_id: str | None = None
-    # The bearer token of the call's metadata (a seat credential or an operator key). Secret:
-    # never logged.
-    token: str | None = None
-    # Who called: gRPC's peer (`ipv4:127.0.0.1:54321`; the web gateway's `web:…`), read once
-    # per call; its line gives the address (service/logs.py).
-    peer: str | None = None
-
-    def fail(self, error: errors.ServiceError) -> None:
-        self.outcome, self.reason = error.code.name, error.reason
-        self.rule_id = error.metadata.get("rule_id")
-
-    def emit(self, latency: float) -> None:
-        """The call's metrics and line, now (a watch stream's, the web gateway's; a unary call's
-        wait for the end of the event loop's turn: `_Answered`)."""
-        metrics.record_call(
-            self.rpc, self.game_type, self.outcome, latency, self.rule_id, self.reason
-        )
-        logs.rpc_line(
-            self.rpc,
-            self.outcome,
-            round(latency * 1000, 3),
-            self.game,
-            self.game_type,
-            self.seat,
-            self.move,
-            self.reason,
-            self.peer,
-        )
-
-    def count(self, latency: float) -> None:
-        """The metrics of `emit` without its log line: for calls refused as OVERLOADED, whose
-        lines are sampled (service/overload.py) so that refusing stays cheap."""
-        metrics.record_call(
-            self.rpc, self.game_type, self.outcome, latency, self.rule_id, self.reason
-        )
 
 
 class _Answered:

@@ -14,7 +14,7 @@ import structlog
 from croupier.engines.core.bots import bot_for, decision_rng
 from croupier.service import bots, clocks, errors, metrics, moves
 from croupier.service.bot_seats import BotSeats
-from croupier.service.calls import CallLog
+from croupier.service.callers import CallLog
 from croupier.service.games import LoadedGame, player_ids
 from croupier.service.store import IndexEntry, Snapshot, StoreUnavailable
 from croupier.service.writes import GameWrites

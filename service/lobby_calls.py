@@ -13,7 +13,7 @@ from croupier.engines.core import rng
 from croupier.engines.registry import GAMES
 from croupier.service import auth, bots, callers, clocks, errors, keys, lobby, moves
 from croupier.service.bot_seats import BotSeats
-from croupier.service.calls import CallLog
+from croupier.service.callers import CallLog
 from croupier.service.games import LoadedGame, game_name, open_seats, player_ids
 from croupier.service.store import IndexEntry
 from croupier.service.writes import GameWrites

@@ -70,7 +70,7 @@ def configure(log_format: str = "json", level: str = "info") -> None:
 
 
 class RpcCall(Protocol):
-    """What the line of a call says (service/calls.py's CallLog)."""
+    """What the line of a call says (service/callers.py's CallLog)."""
 
     rpc: str
     outcome: str

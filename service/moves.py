@@ -12,7 +12,7 @@ from typing import Any
 from croupier.engines.core.engine import Emitted
 from croupier.engines.core.errors import IllegalMove, MalformedMove
 from croupier.service import callers, clocks, errors
-from croupier.service.calls import CallLog
+from croupier.service.callers import CallLog
 from croupier.service.config import Settings
 from croupier.service.games import (
     LoadedGame,

@@ -32,7 +32,8 @@ from croupier.service import (
     sessions,
 )
 from croupier.service.bot_seats import BotSeats
-from croupier.service.calls import CallLog, session_move, streaming, unary
+from croupier.service.callers import CallLog
+from croupier.service.calls import session_move, streaming, unary
 from croupier.service.clock_sweep import ClockSweep
 from croupier.service.config import Settings
 from croupier.service.fanout import Inbound, WatchQueue

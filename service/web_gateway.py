@@ -56,7 +56,8 @@ from hypercorn.config import Config
 from protobuf.wkt import Any as AnyDetail
 
 from croupier.service import errors
-from croupier.service.calls import CallLog, Undecodable, lenient, unexpected_error
+from croupier.service.callers import CallLog
+from croupier.service.calls import Undecodable, lenient, unexpected_error
 from croupier.service.servicer import GameService
 from croupier.v1 import game_service_pb2
 

@@ -10,7 +10,7 @@ import weakref
 
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from croupier.service.calls import CallLog
+from croupier.service.callers import CallLog
 from croupier.service.config import Settings
 from croupier.service.games import pack_state
 from croupier.service.memory_store import MemoryStore
