@@ -12,7 +12,7 @@ import weakref
 import structlog
 
 from croupier.service import clocks, errors, keys, lobby, metrics
-from croupier.service.calls import CallLog
+from croupier.service.callers import CallLog
 from croupier.service.config import Settings
 from croupier.service.games import (
     LoadedGame,
