@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 import ipaddress
 import time
-import urllib.parse
 from collections import OrderedDict, defaultdict
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 from croupier.service import errors
+from croupier.service.logs import peer_ip
 
 K = TypeVar("K", bound=Hashable)
 
@@ -53,25 +53,6 @@ class RateLimiter:
         return None if tokens >= 1.0 else (1.0 - tokens) / self.rate
 
 
-def _peer_ip(peer: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | str:
-    """The IP address of a peer: gRPC's peers look like `ipv4:127.0.0.1:53422` and
-    `ipv6:[::1]:53422` (some versions percent-encode the brackets), the web gateway's like
-    `web:127.0.0.1:53422` or `web:::1:53422`. An IPv4-mapped IPv6 address is its IPv4
-    address. Anything else (a Unix socket) is given back as it is."""
-    kind, _, rest = urllib.parse.unquote(peer).partition(":")
-    if kind not in ("ipv4", "ipv6", "web"):
-        return peer
-    host = rest.rsplit(":", 1)[0] if ":" in rest else rest
-    host = host.removeprefix("[").removesuffix("]")
-    try:
-        address = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return host or peer
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    return address
-
-
 # Memoized: every call with a credential asks for its peer's (a connection's peer is the same
 # string for all its calls), and parsing it at every call was a visible part of a call.
 @functools.lru_cache(maxsize=4096)
@@ -79,18 +60,10 @@ def peer_address(peer: str) -> str:
     """The address a call comes from, without its port: the key of the rate limit of calls
     without a credential. An IPv6 host usually holds a whole /64, so its calls count
     together."""
-    address = _peer_ip(peer)
+    address = peer_ip(peer)
     if isinstance(address, ipaddress.IPv6Address):
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
-
-
-# Memoized as peer_address: every call's log line gives its address.
-@functools.lru_cache(maxsize=4096)
-def client_address(peer: str) -> str:
-    """The address of a call's log line: the peer's IP address without its port (an IPv6
-    host's own address, not its /64), so that abuse can be traced to an address."""
-    return str(_peer_ip(peer))
 
 
 @dataclass(frozen=True, slots=True)

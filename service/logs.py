@@ -1,19 +1,21 @@
-"""structlog setup: JSON lines in production, readable lines for people."""
+"""structlog setup: JSON lines in production, readable lines for people; the one line of a
+call, with the address it came from (`client_address`)."""
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import json
 import logging
 import os
 import select
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import structlog
-
-from croupier.service.limits import client_address
 
 _PID = os.getpid()  # worker processes are started afresh, never forked from this one
 _TAIL = f', "event": "rpc", "level": "info", "pid": {_PID}, "timestamp": "'
@@ -24,6 +26,34 @@ _string: Callable[[str], str] = json.encoder.encode_basestring_ascii
 _rpc_log = structlog.get_logger("croupier.rpc")
 # Where the rpc lines go when they are rendered here (JSON at level info or below), else None.
 _rpc_write: Callable[[str], object] | None = None
+
+
+def peer_ip(peer: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | str:
+    """The IP address of a peer: gRPC's peers look like `ipv4:127.0.0.1:53422` and
+    `ipv6:[::1]:53422` (some versions percent-encode the brackets), the web gateway's like
+    `web:127.0.0.1:53422` or `web:::1:53422`. An IPv4-mapped IPv6 address is its IPv4
+    address. Anything else (a Unix socket) is given back as it is."""
+    kind, _, rest = urllib.parse.unquote(peer).partition(":")
+    if kind not in ("ipv4", "ipv6", "web"):
+        return peer
+    host = rest.rsplit(":", 1)[0] if ":" in rest else rest
+    host = host.removeprefix("[").removesuffix("]")
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host or peer
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+# Memoized: every call's log line gives its address (a connection's peer is the same string
+# for all its calls).
+@functools.lru_cache(maxsize=4096)
+def client_address(peer: str) -> str:
+    """The address of a call's log line: the peer's IP address without its port (an IPv6
+    host's own address, not its /64), so that abuse can be traced to an address."""
+    return str(peer_ip(peer))
 
 
 def _add_pid(

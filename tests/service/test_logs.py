@@ -15,7 +15,7 @@ import pytest
 import structlog
 
 from croupier.service import logs
-from croupier.service.limits import client_address
+from croupier.service.logs import client_address
 
 STAMP = re.compile(r'"timestamp": "[^"]*"')
 
