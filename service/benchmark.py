@@ -20,14 +20,8 @@ MAX_RESPONSE_BYTES = 65536
 
 class BenchmarkService(benchmark_service_pb2_grpc.BenchmarkServiceServicer):
     def __init__(self, games: GameService) -> None:
-        self._games = games
-        self.overload = games.overload  # one bound for every call of the process
-
-    def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
-        self._games.admit(call, context)
-
-    def refused(self, error: errors.ServiceError, context: grpc.aio.ServicerContext) -> None:
-        self._games.refused(error, context)
+        # One bound and one set of rate limits for every call of the process.
+        self.admission = games.admission
 
     @unary
     async def Echo(

@@ -1,5 +1,8 @@
-"""What every call goes through: the one log line, the metrics, and the mapping of every
-exception to a gRPC status (the only place where that happens)."""
+"""What every call goes through before and after its servicer method: a slot under the process's
+bounds, the bearer token read once, the rate limit of that credential (or of the address without
+one), the one log line and the metrics, and the mapping of every exception to a gRPC status (the
+only place where that happens). The same wrapper serves the gRPC port and the web gateway, which
+calls the servicer's methods directly, so nothing here is a grpc.aio interceptor."""
 
 from __future__ import annotations
 
@@ -15,8 +18,10 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError, Message
 
-from croupier.service import auth, errors, logs, metrics
+from croupier.service import auth, errors, logs, metrics, overload
 from croupier.service.callers import CallLog
+from croupier.service.config import Settings
+from croupier.service.limits import RateLimiter, peer_address
 from croupier.service.store import StoreUnavailable
 
 log = structlog.get_logger("croupier.rpc")
@@ -53,6 +58,86 @@ class _Answered:
 
 
 _answered = _Answered()
+
+
+# Calls whose bearer token, on a server without operator keys, proves nothing (anyone may
+# create a game, nobody is an operator) or that take none (JoinGame): rate-limited per address,
+# so that made-up tokens are not fresh buckets.
+_CREDENTIAL_REFUSALS = frozenset(
+    {
+        errors.Reason.CREDENTIAL_REJECTED,
+        errors.Reason.CREDENTIAL_MALFORMED,
+        errors.Reason.OPERATOR_KEY_REJECTED,
+    }
+)
+_ADDRESS_LIMITED = frozenset({"CreateGame", "ListGames", "ReissueCredential", "JoinGame"})
+
+
+class Admission:
+    """What a call must pass before its servicer method runs, one per process (every service
+    of the process shares it: the servicer holds it as `admission`, where the wrappers below
+    find it): a slot under the bounds of calls in flight and of open streams
+    (service/overload.py), and the rate limits of credentials and addresses."""
+
+    def __init__(self, settings: Settings, operator_keys: bool) -> None:
+        self._settings = settings
+        self._operator_keys = operator_keys
+        self.overload = overload.Overload(
+            settings.max_calls_in_flight,
+            settings.max_watch_streams,
+            settings.max_spectator_streams,
+        )
+        self.calls = self.overload.calls
+        self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
+        self._anonymous = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
+        # Credentials the server refused, per address: a made-up token is no credential, so
+        # guessing them is limited like calls without one (each guess costs a store read).
+        self._refused = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
+
+    def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
+        """Refuse a call over its credential's rate, or, without a credential, over its
+        address's (RESOURCE_EXHAUSTED with RetryInfo)."""
+        # CreateGame's bearer token is a credential only when operator keys are configured;
+        # otherwise any made-up token would be a fresh bucket, so the call counts as anonymous.
+        anonymous = (
+            call.token is None
+            or call.rpc == "JoinGame"
+            or (call.rpc in _ADDRESS_LIMITED and not self._operator_keys)
+        )
+        if not anonymous:
+            assert call.token is not None
+            wait = self._refused.wait(peer_address(context.peer()))
+            if wait is not None:
+                raise errors.resource_exhausted(
+                    errors.Reason.RATE_LIMITED,
+                    f"more than {self._settings.anonymous_rate_limit:g} refused credentials per"
+                    f" second from this address; retry in {wait:.2f} s",
+                    retry_after=wait,
+                )
+            wait = self._limiter.acquire(call.token)
+            if wait is not None:
+                raise errors.resource_exhausted(
+                    errors.Reason.RATE_LIMITED,
+                    f"more than {self._settings.rate_limit:g} calls per second with this"
+                    f" credential; retry in {wait:.2f} s",
+                    retry_after=wait,
+                )
+            return
+        if self._anonymous.rate <= 0:
+            return
+        wait = self._anonymous.acquire(peer_address(context.peer()))
+        if wait is not None:
+            raise errors.resource_exhausted(
+                errors.Reason.RATE_LIMITED,
+                f"more than {self._settings.anonymous_rate_limit:g} calls per second without a"
+                f" credential from this address; retry in {wait:.2f} s",
+                retry_after=wait,
+            )
+
+    def refused(self, error: errors.ServiceError, context: grpc.aio.ServicerContext) -> None:
+        """Count a refused credential or operator key against its address (see `admit`)."""
+        if error.reason in _CREDENTIAL_REFUSALS:
+            self._refused.acquire(peer_address(context.peer()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,14 +210,15 @@ def unary(
     async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
         call = CallLog(handler.__name__)
         started = time.perf_counter()
+        admission: Admission = self.admission
         try:
-            self.overload.calls.enter(call.rpc)
+            admission.calls.enter(call.rpc)
         except errors.ServiceError as refusal:
             await _refuse(context, call, refusal, started)
         try:
             call.peer = context.peer()
             call.token = auth.bearer(context.invocation_metadata())
-            self.admit(call, context)
+            admission.admit(call, context)
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name, request.problem)
             response = await handler(self, request, context, call)
@@ -141,11 +227,11 @@ def unary(
         except Exception as exc:
             error = _to_service_error(exc)
             call.fail(error)
-            self.refused(error, context)
+            admission.refused(error, context)
             await context.abort_with_status(error.to_status())
             raise  # not reached: abort raises
         finally:
-            self.overload.calls.leave()
+            admission.calls.leave()
             # Logged once the response is on its way: the log line and the metrics are not part
             # of the caller's wait.
             _answered.add(call, time.perf_counter() - started)
@@ -168,7 +254,8 @@ def streaming(
         call = CallLog(handler.__name__)
         started = time.perf_counter()
         metadata = context.invocation_metadata()
-        bound = self.overload.streams(any(key == "authorization" for key, _ in metadata or ()))
+        admission: Admission = self.admission
+        bound = admission.overload.streams(any(key == "authorization" for key, _ in metadata or ()))
         try:
             bound.enter(call.rpc)
         except errors.ServiceError as refusal:
@@ -179,7 +266,7 @@ def streaming(
         try:
             call.peer = context.peer()
             call.token = auth.bearer(metadata)
-            self.admit(call, context)
+            admission.admit(call, context)
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name, request.problem)
             async for item in handler(self, request, context, call):
@@ -188,7 +275,7 @@ def streaming(
         except Exception as exc:
             error = _to_service_error(exc)
             call.fail(error)
-            self.refused(error, context)
+            admission.refused(error, context)
             await context.abort_with_status(error.to_status())
         finally:
             bound.leave()
@@ -199,7 +286,7 @@ def streaming(
 
 
 async def session_move(
-    servicer: Any,
+    admission: Admission,
     context: grpc.aio.ServicerContext,
     call: CallLog,
     apply: Callable[[], Awaitable[Resp]],
@@ -209,7 +296,7 @@ async def session_move(
     again as the ServiceError a call would have ended with."""
     started = time.perf_counter()
     try:
-        servicer.overload.calls.enter(call.rpc)
+        admission.calls.enter(call.rpc)
     except errors.ServiceError as refusal:
         call.fail(refusal)
         call.count(time.perf_counter() - started)
@@ -217,17 +304,17 @@ async def session_move(
     try:
         if call.peer is None:
             call.peer = context.peer()
-        servicer.admit(call, context)
+        admission.admit(call, context)
         result = await apply()
         call.outcome = "OK"
         return result
     except Exception as exc:
         error = _to_service_error(exc)
         call.fail(error)
-        servicer.refused(error, context)
+        admission.refused(error, context)
         if error is exc:
             raise
         raise error from exc
     finally:
-        servicer.overload.calls.leave()
+        admission.calls.leave()
         _answered.add(call, time.perf_counter() - started)

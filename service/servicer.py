@@ -28,12 +28,11 @@ from croupier.service import (
     lobby,
     metrics,
     moves,
-    overload,
     sessions,
 )
 from croupier.service.bot_seats import BotSeats
 from croupier.service.callers import CallLog
-from croupier.service.calls import session_move, streaming, unary
+from croupier.service.calls import Admission, session_move, streaming, unary
 from croupier.service.clock_sweep import ClockSweep
 from croupier.service.config import Settings
 from croupier.service.fanout import Inbound, WatchQueue
@@ -45,7 +44,7 @@ from croupier.service.games import (
     items_of,
     replayed_updates,
 )
-from croupier.service.limits import RateLimiter, peer_address
+from croupier.service.limits import peer_address
 from croupier.service.lobby_calls import LobbyCalls, game_record
 from croupier.service.recent_states import RecentStates
 from croupier.service.store import Commit, Store
@@ -54,17 +53,6 @@ from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc, storage_pb2
 from croupier.v1.storage_pb2 import IdempotencyRecord, StoredGame
 
-# Calls whose bearer token, on a server without operator keys, proves nothing (anyone may
-# create a game, nobody is an operator) or that take none (JoinGame): rate-limited per address,
-# so that made-up tokens are not fresh buckets.
-_CREDENTIAL_REFUSALS = frozenset(
-    {
-        errors.Reason.CREDENTIAL_REJECTED,
-        errors.Reason.CREDENTIAL_MALFORMED,
-        errors.Reason.OPERATOR_KEY_REJECTED,
-    }
-)
-_ADDRESS_LIMITED = frozenset({"CreateGame", "ListGames", "ReissueCredential", "JoinGame"})
 MAX_JOIN_CODE = 256
 
 # Matched whole (fullmatch): `$` would also accept a trailing newline.
@@ -112,17 +100,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._settings = settings
         keys = (settings.operator_key or "").split(",")
         self._operator_hashes = [auth.credential_hash(k.strip()) for k in keys if k.strip()]
-        self._limiter = RateLimiter(settings.rate_limit, settings.rate_burst)
-        self._anonymous = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
-        # Credentials the server refused, per address: a made-up token is no credential, so
-        # guessing them is limited like calls without one (each guess costs a store read).
-        self._refused = RateLimiter(settings.anonymous_rate_limit, settings.anonymous_rate_burst)
         self._states = RecentStates(settings.state_cache_size)
-        self.overload = overload.Overload(
-            settings.max_calls_in_flight,
-            settings.max_watch_streams,
-            settings.max_spectator_streams,
-        )
+        # The call wrapper's (service/calls.py): the bounds and rate limits every call passes.
+        self.admission = Admission(settings, bool(self._operator_hashes))
         self._writes = GameWrites(store, settings, self._states)
         self._watchers = self._writes.watchers
         self._notifications = self._writes.notifications
@@ -139,51 +119,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._start_bots = self._bots.start_bots
         self._start_bots_of = self._bots.start_bots_of
         self._come_back = self._clocks.come_back
-
-    def admit(self, call: CallLog, context: grpc.aio.ServicerContext) -> None:
-        """Refuse a call over its credential's rate, or, without a credential, over its
-        address's (RESOURCE_EXHAUSTED with RetryInfo)."""
-        # CreateGame's bearer token is a credential only when operator keys are configured;
-        # otherwise any made-up token would be a fresh bucket, so the call counts as anonymous.
-        anonymous = (
-            call.token is None
-            or call.rpc == "JoinGame"
-            or (call.rpc in _ADDRESS_LIMITED and not self._operator_hashes)
-        )
-        if not anonymous:
-            assert call.token is not None
-            wait = self._refused.wait(peer_address(context.peer()))
-            if wait is not None:
-                raise errors.resource_exhausted(
-                    errors.Reason.RATE_LIMITED,
-                    f"more than {self._settings.anonymous_rate_limit:g} refused credentials per"
-                    f" second from this address; retry in {wait:.2f} s",
-                    retry_after=wait,
-                )
-            wait = self._limiter.acquire(call.token)
-            if wait is not None:
-                raise errors.resource_exhausted(
-                    errors.Reason.RATE_LIMITED,
-                    f"more than {self._settings.rate_limit:g} calls per second with this"
-                    f" credential; retry in {wait:.2f} s",
-                    retry_after=wait,
-                )
-            return
-        if self._anonymous.rate <= 0:
-            return
-        wait = self._anonymous.acquire(peer_address(context.peer()))
-        if wait is not None:
-            raise errors.resource_exhausted(
-                errors.Reason.RATE_LIMITED,
-                f"more than {self._settings.anonymous_rate_limit:g} calls per second without a"
-                f" credential from this address; retry in {wait:.2f} s",
-                retry_after=wait,
-            )
-
-    def refused(self, error: errors.ServiceError, context: grpc.aio.ServicerContext) -> None:
-        """Count a refused credential or operator key against its address (see `admit`)."""
-        if error.reason in _CREDENTIAL_REFUSALS:
-            self._refused.acquire(peer_address(context.peer()))
 
     @unary
     async def CreateGame(
@@ -751,7 +686,7 @@ class _Session:
             return await service._apply(game_id, request, request_id, 0, call)
 
         try:
-            response, commit = await session_move(service, self._context, call, apply)
+            response, commit = await session_move(service.admission, self._context, call, apply)
         except errors.ServiceError as error:
             outcome.status.CopyFrom(error.status_message())
             outcome.etag = game.etag
