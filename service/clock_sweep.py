@@ -1,8 +1,9 @@
 """The turn clocks' sweep (docs/architecture.md, "Turn clocks"): every replica reads the due
 index, and for each deadline that has passed plays the seat's move (AUTO, or a bot seat whose
 replica is gone; the move its game's rules make of a timeout, where they name one) or ends the
-game by its forfeit (FORFEIT), with the version's compare-and-set; and an away seat's coming
-back. The clock's rules on one game are in service/clocks.py."""
+game by its forfeit (FORFEIT), with the version's compare-and-set. An away seat's coming back
+is a write of ApplyMove's (service/moves.py); the clock's rules on one game are in
+service/clocks.py."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import structlog
 from croupier.engines.core.bots import bot_for, decision_rng
 from croupier.service import bots, clocks, errors, metrics, moves
 from croupier.service.bot_seats import BotSeats
-from croupier.service.callers import CallLog
 from croupier.service.games import LoadedGame, player_ids
 from croupier.service.store import IndexEntry, Snapshot, StoreUnavailable
 from croupier.service.writes import GameWrites
@@ -168,21 +168,3 @@ class ClockSweep:
             result=game.view(None),
         )
         return None
-
-    async def come_back(self, game_id: str, snapshot: Snapshot | None, call: CallLog) -> None:
-        """An away seat's credential called ApplyMove and was refused (not its turn, say: its
-        bot plays its turns at once): the seat is no longer away from then on, a write of its
-        own (docs/decisions.md, "Walking away"). Nothing for any other caller."""
-        seat = call.seat  # set once the credential was found to be this seat's
-        try:
-            for _ in range(self._settings.max_commit_attempts):
-                if snapshot is None or seat is None:
-                    return
-                game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
-                if not clocks.come_back(game, seat, clocks.now_ms()):
-                    return
-                await self._writes.schedule(game)
-                snapshot = await self._writes.update(game)
-        except (StoreUnavailable, errors.ServiceError) as exc:
-            # The caller gets its own refusal, not this; the seat stays away until it tries again.
-            log.warning("come_back_failed", game=game_id, error=str(exc))

@@ -1,30 +1,38 @@
 """A move, decided and recorded: the checks of ApplyMove on the game as read (its credential,
-idempotency record, etag), the engine's `apply`, and the one write that records any move,
-whether a credential's (ApplyMove) or the service's (a bot or away seat's, a timeout's). The
-commit loop around it (write, and decide again on a refusal) is GameService.ApplyMove's."""
+idempotency record, etag), the engine's `apply`, the one write that records any move,
+whether a credential's (ApplyMove) or the service's (a bot or away seat's, a timeout's), and
+ApplyMove's commit loop around them (`Moves`: write, and decide again on a refusal)."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import structlog
 
 from croupier.engines.core.engine import Emitted
 from croupier.engines.core.errors import IllegalMove, MalformedMove
-from croupier.service import callers, clocks, errors
+from croupier.service import callers, clocks, errors, metrics
 from croupier.service.callers import CallLog
 from croupier.service.config import Settings
 from croupier.service.games import (
     LoadedGame,
     Published,
     RecentNotifications,
+    etag_of,
+    game_name,
+    items_of,
     notification_head,
 )
-from croupier.service.store import Commit, Snapshot
+from croupier.service.store import Commit, Snapshot, StoreUnavailable
 from croupier.service.writes import GameWrites, move_feed
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2 import GAME_STATUS_FINISHED
 from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove
+
+log = structlog.get_logger(__name__)
 
 
 def digest_of(*parts: bytes) -> bytes:
@@ -182,3 +190,108 @@ def move_commit(
         feed=move_feed(settings, game.game_id, game.version, response.view),
     )
     return response, commit
+
+
+class Moves:
+    """ApplyMove's read-decide-write loop (a session's moves go through it too): each move is
+    decided on the game as this process remembers it (recent_states.py), or as read, and
+    written with the version's compare-and-set; a refusal on a remembered state is decided
+    again on a read, a write that lost a race on the game the store answered with. An away
+    seat refused comes back (`_come_back`)."""
+
+    def __init__(self, writes: GameWrites, start_bots_of: Callable[[str], None]) -> None:
+        self._writes = writes
+        self._store = writes.store
+        self._settings = writes.settings
+        self._states = writes.states
+        # BotSeats.start_bots_of, given from above: the bot seats play their moves through
+        # this module.
+        self._start_bots_of = start_bots_of
+
+    async def apply(
+        self,
+        game_id: str,
+        request: pb.ApplyMoveRequest,
+        request_id: str | None,
+        deadline_ms: int,
+        call: CallLog,
+    ) -> tuple[pb.ApplyMoveResponse, Commit | None]:
+        """The response to the move, and the write that recorded it (None: applied before,
+        and `response` is the one recorded then)."""
+        writes = self._writes
+        # The game as this process last saw it goes straight to the write, which the store
+        # makes only if it is still current; a refusal is always confirmed by a read.
+        snapshot = self._states.get(game_id)
+        confirmed = snapshot is None
+        if snapshot is None:
+            metrics.remembered_state("none").inc()
+            snapshot = await writes.read(game_id, request_id)
+        notifications = writes.watched_here(game_id)
+        for _ in range(self._settings.max_commit_attempts):
+            try:
+                response, commit = decide(
+                    self._settings,
+                    game_id,
+                    snapshot,
+                    request,
+                    request_id,
+                    deadline_ms,
+                    call,
+                    notifications,
+                )
+            except errors.ServiceError:
+                if confirmed:
+                    await self._come_back(game_id, snapshot, call)
+                    raise
+                metrics.remembered_state("rechecked").inc()
+                snapshot, confirmed = await writes.read(game_id, request_id), True
+                continue
+            if commit is None:
+                return response, None
+            if deadline_ms and time.time() * 1000 >= deadline_ms:
+                raise errors.deadline_exceeded()
+            if commit.due is not None:
+                await writes.before_commit(commit)
+            result = await self._store.commit(commit)
+            if not confirmed:
+                moved_on = not result.written and not result.too_late
+                if moved_on and result.current is not None:
+                    moved_on = result.current.version != snapshot.version
+                metrics.remembered_state("stale" if moved_on else "current").inc()
+            if result.written:
+                self._states.put(game_id, commit.expected_version + 1, commit.data)
+                await writes.after_commit(commit, result)
+                if response.view.bot_levels or any(items_of(response.view.away)):
+                    self._start_bots_of(game_id)
+                return response, commit
+            if result.too_late:
+                raise errors.deadline_exceeded()
+            current = result.current
+            if current is None:
+                self._states.forget(game_id)
+                raise errors.game_not_found(game_name(game_id))
+            self._states.put(game_id, current.version, current.data)
+            if request.etag and current.record is None:
+                await self._come_back(game_id, current, call)
+                raise errors.etag_mismatch(etag_of(current.version))
+            # Another move landed first, or this request was applied before: decide again.
+            snapshot, confirmed = current, True
+        raise errors.contention()
+
+    async def _come_back(self, game_id: str, snapshot: Snapshot | None, call: CallLog) -> None:
+        """An away seat's credential called ApplyMove and was refused (not its turn, say: its
+        bot plays its turns at once): the seat is no longer away from then on, a write of its
+        own (docs/decisions.md, "Walking away"). Nothing for any other caller."""
+        seat = call.seat  # set once the credential was found to be this seat's
+        try:
+            for _ in range(self._settings.max_commit_attempts):
+                if snapshot is None or seat is None:
+                    return
+                game = LoadedGame.decode(game_id, snapshot.version, snapshot.data)
+                if not clocks.come_back(game, seat, clocks.now_ms()):
+                    return
+                await self._writes.schedule(game)
+                snapshot = await self._writes.update(game)
+        except (StoreUnavailable, errors.ServiceError) as exc:
+            # The caller gets its own refusal, not this; the seat stays away until it tries again.
+            log.warning("come_back_failed", game=game_id, error=str(exc))

@@ -1,8 +1,10 @@
-"""The GameService: each RPC's request validation and credentials, then the step that serves
-it; the read-validate-write loop of a move and the watch streams are here too. Rules live in the
-engines, storage in the store; a move's checks and write are in service/moves.py, the lobby's
-RPCs in service/lobby_calls.py, bot seats in service/bot_seats.py, the turn clocks' sweep in
-service/clock_sweep.py, and the reads and writes they share in service/writes.py."""
+"""The GameService: each RPC's contract, read as the API gives it: the request's checks, then the
+application's step that serves it, then the response. What every call passes before and after
+(credential read, bounds, rate limits, log line, metrics, status) is the call wrapper's
+(service/calls.py). Rules live in the engines, storage in the store; a move's checks, write and
+commit loop are in service/moves.py, the lobby's RPCs in service/lobby_calls.py, bot seats in
+service/bot_seats.py, the turn clocks' sweep in service/clock_sweep.py, and the reads and writes
+they share in service/writes.py. The watch streams' loop is here."""
 
 from __future__ import annotations
 
@@ -41,7 +43,6 @@ from croupier.service.games import (
     Published,
     etag_of,
     game_name,
-    items_of,
     replayed_updates,
 )
 from croupier.service.limits import peer_address
@@ -110,15 +111,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self._clocks = ClockSweep(self._writes, self._bots)
         page_secret = settings.page_token_secret.encode() if settings.page_token_secret else None
         self._lobby = LobbyCalls(self._writes, self._bots, page_secret)
-        # The steps ApplyMove and the watch streams take, under the servicer's own names.
-        self._read = self._writes.read
-        self._load = self._writes.load
-        self._load_with_log = self._writes.load_with_log
-        self._before_commit = self._writes.before_commit
-        self._after_commit = self._writes.after_commit
-        self._start_bots = self._bots.start_bots
-        self._start_bots_of = self._bots.start_bots_of
-        self._come_back = self._clocks.come_back
+        self._moves = moves.Moves(self._writes, self._bots.start_bots_of)
 
     @unary
     async def CreateGame(
@@ -266,7 +259,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         _check_request_id(request.request_id)
         old_id = _game_id(request.rematch_of)
         call.game = old_id
-        old = await self._load(old_id, call)
+        old = await self._writes.load(old_id, call)
         self._caller_of(old, call)
         return await self._lobby.rematch(old, call)
 
@@ -288,8 +281,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> pb.GetGameResponse:
         call.game = game_id = _game_id(request.name)
-        game = await self._load(game_id, call)
-        self._start_bots(game)
+        game = await self._writes.load(game_id, call)
+        self._bots.start_bots(game)
         seat = callers.seat(game, call, required=False)
         response = pb.GetGameResponse()
         game.fill_view(response.view, seat)
@@ -300,7 +293,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.ListLegalMovesRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> pb.ListLegalMovesResponse:
         call.game = game_id = _game_id(request.name)
-        game = await self._load(game_id, call)
+        game = await self._writes.load(game_id, call)
         seat = callers.seat(game, call, required=True)
         assert seat is not None
         response = pb.ListLegalMovesResponse(etag=game.etag, seat=seat)
@@ -321,78 +314,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             if request.request_id and call.token is not None
             else None
         )
-        response, _ = await self._apply(game_id, request, request_id, _deadline_ms(context), call)
+        response, _ = await self._moves.apply(
+            game_id, request, request_id, _deadline_ms(context), call
+        )
         return response
-
-    async def _apply(
-        self,
-        game_id: str,
-        request: pb.ApplyMoveRequest,
-        request_id: str | None,
-        deadline_ms: int,
-        call: CallLog,
-    ) -> tuple[pb.ApplyMoveResponse, Commit | None]:
-        """ApplyMove's read-decide-write loop (a session's moves go through it too): the
-        response, and the write that recorded the move (None: applied before, and `response`
-        is the one recorded then)."""
-        # The game as this process last saw it goes straight to the write, which the store
-        # makes only if it is still current; a refusal is always confirmed by a read.
-        snapshot = self._states.get(game_id)
-        confirmed = snapshot is None
-        if snapshot is None:
-            metrics.remembered_state("none").inc()
-            snapshot = await self._read(game_id, request_id)
-        notifications = self._writes.watched_here(game_id)
-        for _ in range(self._settings.max_commit_attempts):
-            try:
-                response, commit = moves.decide(
-                    self._settings,
-                    game_id,
-                    snapshot,
-                    request,
-                    request_id,
-                    deadline_ms,
-                    call,
-                    notifications,
-                )
-            except errors.ServiceError:
-                if confirmed:
-                    await self._come_back(game_id, snapshot, call)
-                    raise
-                metrics.remembered_state("rechecked").inc()
-                snapshot, confirmed = await self._read(game_id, request_id), True
-                continue
-            if commit is None:
-                return response, None
-            if deadline_ms and time.time() * 1000 >= deadline_ms:
-                raise errors.deadline_exceeded()
-            if commit.due is not None:
-                await self._before_commit(commit)
-            result = await self._store.commit(commit)
-            if not confirmed:
-                moved_on = not result.written and not result.too_late
-                if moved_on and result.current is not None:
-                    moved_on = result.current.version != snapshot.version
-                metrics.remembered_state("stale" if moved_on else "current").inc()
-            if result.written:
-                self._states.put(game_id, commit.expected_version + 1, commit.data)
-                await self._after_commit(commit, result)
-                if response.view.bot_levels or any(items_of(response.view.away)):
-                    self._start_bots_of(game_id)
-                return response, commit
-            if result.too_late:
-                raise errors.deadline_exceeded()
-            current = result.current
-            if current is None:
-                self._states.forget(game_id)
-                raise errors.game_not_found(game_name(game_id))
-            self._states.put(game_id, current.version, current.data)
-            if request.etag and current.record is None:
-                await self._come_back(game_id, current, call)
-                raise errors.etag_mismatch(etag_of(current.version))
-            # Another move landed first, or this request was applied before: decide again.
-            snapshot, confirmed = current, True
-        raise errors.contention()
 
     @unary
     async def JoinGame(
@@ -481,7 +406,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.GetGameRecordRequest, context: grpc.aio.ServicerContext, call: CallLog
     ) -> pb.GetGameRecordResponse:
         call.game = game_id = _game_id(request.name)
-        game, entries = await self._load_with_log(game_id, call)
+        game, entries = await self._writes.load_with_log(game_id, call)
         self._caller_of(game, call)
         return game_record(game, entries)
 
@@ -579,7 +504,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 seat = callers.seat(game, call, required=required)
                 yield sent(pb.WatchGameResponse(view=game.view(seat)))
             else:
-                game, log = await self._load_with_log(game_id, call)
+                game, log = await self._writes.load_with_log(game_id, call)
                 seat = callers.seat(game, call, required=required)
                 _check_resumable(since, game)
                 if since == game.version:
@@ -608,11 +533,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                         payload = await notifications.next(self._settings.watch_poll_seconds)
                     except TimeoutError:
                         # A notification can be lost (a failover, a pub/sub reconnection).
-                        snapshot = await self._read(game_id)
+                        snapshot = await self._writes.read(game_id)
                         behind = snapshot.version > game.version
                         if not behind:
                             # A bot seat left waiting (the process playing it stopped).
-                            self._start_bots(game)
+                            self._bots.start_bots(game)
                     else:
                         if isinstance(payload, Inbound):
                             assert session is not None
@@ -635,7 +560,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                             yield sent(published.update_for(seat))
                         behind = published.game.version > game.version
                 if behind:
-                    current, log = await self._load_with_log(game_id, call)
+                    current, log = await self._writes.load_with_log(game_id, call)
                     if current.version - game.version > MAX_RESUMED_MOVES:
                         raise errors.watch_too_slow(current.version - game.version)
                     _check_still_seated(current, seat, digest)
@@ -646,7 +571,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
 
 class _Session:
     """A PlayGame session's moves: each read in turn with the game's notifications
-    (sessions.Reader), applied as ApplyMove applies a move (GameService._apply), and answered
+    (sessions.Reader), applied as ApplyMove applies a move (moves.Moves.apply), and answered
     with its outcome; an applied move's outcome carries the update it made when that is the
     next one the session sends (else the update follows in turn, from the queue or the log)."""
 
@@ -683,7 +608,7 @@ class _Session:
                 auth.scoped_request_id(call.token, move.request_id) if move.request_id else None
             )
             request = pb.ApplyMoveRequest(move=move.move, etag=move.etag)
-            return await service._apply(game_id, request, request_id, 0, call)
+            return await service._moves.apply(game_id, request, request_id, 0, call)
 
         try:
             response, commit = await session_move(service.admission, self._context, call, apply)
