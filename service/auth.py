@@ -1,5 +1,7 @@
 """Seat credentials: 192-bit random bearer tokens, stored only as SHA-256 hashes and compared
-in constant time."""
+in constant time; operator keys; the store's names of request ids. The call wrapper reads a
+call's token (service/calls.py: `bearer`); what it may do in a game is decided here and in
+service/callers.py."""
 
 from __future__ import annotations
 
@@ -26,29 +28,6 @@ def credential_hash(credential: str) -> bytes:
 # The credentials of the seats playing now, hashed once each: a seat sends its credential with
 # every move. (The tokens are in this process's memory anyway: they key the rate limits.)
 _seat_credential_hash = functools.lru_cache(maxsize=4096)(credential_hash)
-
-
-MAX_TOKEN = 256
-
-
-def bearer(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
-    """The token of `authorization: Bearer <token>`, None when there is no such header.
-
-    Two `authorization` headers are refused rather than one of them picked: a proxy that adds
-    its own header, or a client that sends a seat credential and an operator key, would
-    otherwise have the call run as whichever came first."""
-    found = [value for key, value in metadata or () if key == "authorization"]
-    if not found:
-        return None
-    if len(found) > 1:
-        raise errors.credential_malformed("send one 'authorization' header, not several")
-    value = found[0]
-    text = value.decode(errors="replace") if isinstance(value, bytes) else value
-    scheme, _, token = text.partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
-        raise errors.credential_malformed()
-    return token
 
 
 def seat_of(credential: str, hashes: Sequence[bytes]) -> int:

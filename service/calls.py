@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -18,7 +18,7 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError, Message
 
-from croupier.service import auth, errors, logs, metrics, overload
+from croupier.service import errors, logs, metrics, overload
 from croupier.service.callers import CallLog
 from croupier.service.config import Settings
 from croupier.service.limits import RateLimiter, peer_address
@@ -162,6 +162,30 @@ def lenient(message_type: type[Message]) -> Callable[[bytes], Message | Undecoda
     return parse
 
 
+# The longest bearer token read: longer is no credential of this server's.
+MAX_TOKEN = 256
+
+
+def bearer(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
+    """The token of `authorization: Bearer <token>`, None when there is no such header.
+
+    Two `authorization` headers are refused rather than one of them picked: a proxy that adds
+    its own header, or a client that sends a seat credential and an operator key, would
+    otherwise have the call run as whichever came first."""
+    found = [value for key, value in metadata or () if key == "authorization"]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise errors.credential_malformed("send one 'authorization' header, not several")
+    value = found[0]
+    text = value.decode(errors="replace") if isinstance(value, bytes) else value
+    scheme, _, token = text.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
+        raise errors.credential_malformed()
+    return token
+
+
 def _to_service_error(exc: Exception) -> errors.ServiceError:
     if isinstance(exc, errors.ServiceError):
         return exc
@@ -217,7 +241,7 @@ def unary(
             await _refuse(context, call, refusal, started)
         try:
             call.peer = context.peer()
-            call.token = auth.bearer(context.invocation_metadata())
+            call.token = bearer(context.invocation_metadata())
             admission.admit(call, context)
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name, request.problem)
@@ -265,7 +289,7 @@ def streaming(
         gauge.inc()
         try:
             call.peer = context.peer()
-            call.token = auth.bearer(metadata)
+            call.token = bearer(metadata)
             admission.admit(call, context)
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name, request.problem)
