@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from redis.exceptions import RedisError, ResponseError
 
+from croupier.service.redis_client import is_cluster_url
 from croupier.service.resp import RespClient
 from croupier.service.resp_cluster import ClusterClient
 
@@ -89,13 +90,6 @@ class Refused(Exception):
     """The store cannot honour the durability asked for: the server does not start."""
 
 
-def lean(url: str) -> bool:
-    """Whether `url` is served by the lean clients (service/redis_client.py), the only ones
-    that can send a write's wait on the write's own connection: redis-py's pool may take
-    another connection for the next command."""
-    return url.startswith(("redis://", "redis+cluster://"))
-
-
 async def check(url: str | None, durability: Durability, store_timeout: float) -> dict[str, Any]:
     """What the start-up line says of the store (`durability_checked`), once every master has
     shown that it honours `durability`: its version, its append-only file and its replicas,
@@ -104,18 +98,11 @@ async def check(url: str | None, durability: Durability, store_timeout: float) -
         raise Refused(
             f"--durability {durability} needs Redis: give --redis-url, or install redis-server"
         )
-    if not lean(url):
-        raise Refused(
-            f"--durability {durability} needs a redis:// or redis+cluster:// URL (the server's"
-            " own Redis client, which sends each write's wait on the write's own connection);"
-            " over TLS or a socket, keep --durability none and run Redis with --appendonly yes"
-            " --appendfsync always"
-        )
     # The wait may take its whole timeout (too few replicas): the client gives it more.
     patience = store_timeout + 1.0
     client: RespClient | ClusterClient = (
         ClusterClient(url, connect_timeout=store_timeout, timeout=patience)
-        if url.startswith("redis+cluster://")
+        if is_cluster_url(url)
         else RespClient(url, connect_timeout=store_timeout, timeout=patience)
     )
     try:

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
+from urllib.parse import quote
 
 import redis
 from redis.backoff import NoBackoff
@@ -35,6 +36,7 @@ __all__ = [
     "free_port",
     "hold_folder",
     "redis_server_binary",
+    "self_signed_certificate",
 ]
 
 # A kept folder's append-only file is fsynced once a second, not after every write: it is a
@@ -55,6 +57,20 @@ PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 def redis_server_binary() -> str | None:
     return shutil.which("redis-server")
+
+
+def self_signed_certificate(folder: Path, name: str = "redis") -> tuple[Path, Path]:
+    """A throwaway certificate for 127.0.0.1 and localhost, its own authority, and its key,
+    made by `openssl` in `folder`: for a private Redis over TLS (`EmbeddedRedis(tls=...)`),
+    as the tests and the benchmark start one."""
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
 
 
 class FolderInUse(RuntimeError):
@@ -169,7 +185,11 @@ class EmbeddedRedis:
     With `folder`, its data is kept there (append-only file) for the next one started there;
     whoever starts it holds the folder (`hold_folder`). With `die_with_parent`, it never
     outlives this process (Linux), and runs in a session of its own, so that a terminal's
-    Ctrl-C reaches only this process, which stops it once its own calls are done."""
+    Ctrl-C reaches only this process, which stops it once its own calls are done.
+
+    With `tls` (a certificate and its key: `self_signed_certificate`), it also listens for TLS
+    on `tls_port` (`tls_url`, which trusts that certificate); with `unix_socket`, on a socket in
+    its folder (`unix_url`). `url`, plain TCP, always works."""
 
     def __init__(
         self,
@@ -178,6 +198,8 @@ class EmbeddedRedis:
         cluster_node: bool = False,
         folder: Path | None = None,
         die_with_parent: bool = False,
+        tls: tuple[Path, Path] | None = None,
+        unix_socket: bool = False,
     ) -> None:
         binary = redis_server_binary()
         if binary is None:
@@ -193,6 +215,9 @@ class EmbeddedRedis:
         # The bus port is set explicitly: port + 10000 may exceed 65535.
         self.bus_port = free_port() if cluster_node else None
         self.extra_args = extra_args
+        self.tls = tls
+        self.tls_port = free_port() if tls is not None else None
+        self.unix_socket = unix_socket
         self.kept = folder is not None
         if folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix="croupier-redis-"))
@@ -209,6 +234,24 @@ class EmbeddedRedis:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def tls_url(self) -> str:
+        """The same Redis over TLS, trusting its certificate (`tls`)."""
+        if self.tls is None:
+            raise ValueError("this Redis was started without tls")
+        return f"rediss://127.0.0.1:{self.tls_port}/0?ssl_ca_certs={quote(str(self.tls[0]))}"
+
+    @property
+    def socket_path(self) -> Path:
+        return self.folder / "redis.sock"
+
+    @property
+    def unix_url(self) -> str:
+        """The same Redis through its Unix socket (`unix_socket`)."""
+        if not self.unix_socket:
+            raise ValueError("this Redis was started without unix_socket")
+        return f"unix://{self.socket_path}?db=0"
+
     def start(self, timeout: float = 10.0, attempts: int = 5) -> EmbeddedRedis:
         """Start redis-server and wait until it answers. A restart keeps its ports; the first
         start of one whose ports were picked here tries fresh ones when they were taken."""
@@ -219,6 +262,7 @@ class EmbeddedRedis:
             if attempt:
                 self.port = free_port()
                 self.bus_port = free_port() if self.cluster_node else None
+                self.tls_port = free_port() if self.tls is not None else None
             if self._launch(timeout):
                 self.started = True
                 return self
@@ -262,11 +306,21 @@ class EmbeddedRedis:
                 "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", "2000", "--cluster-port", str(self.bus_port),
             )  # fmt: skip
+        listeners: tuple[str, ...] = ()
+        if self.tls is not None:
+            cert, key = self.tls
+            listeners += (
+                "--tls-port", str(self.tls_port), "--tls-cert-file", str(cert),
+                "--tls-key-file", str(key), "--tls-ca-cert-file", str(cert),
+                "--tls-auth-clients", "no",
+            )  # fmt: skip
+        if self.unix_socket:
+            listeners += ("--unixsocket", str(self.socket_path), "--unixsocketperm", "700")
         args = [
             self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
             "--dir", str(self.folder), "--save", "", *(KEPT if self.kept else THROWAWAY),
             "--protected-mode", "yes", "--daemonize", "no", "--loglevel", "warning",
-            "--logfile", str(self.folder / LOG_FILE), *cluster_args, *self.extra_args,
+            "--logfile", str(self.folder / LOG_FILE), *cluster_args, *listeners, *self.extra_args,
         ]  # fmt: skip
         process = subprocess.Popen(
             args,

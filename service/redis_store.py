@@ -1,4 +1,5 @@
-"""The Redis store, for a single Redis or a Redis Cluster (`redis+cluster://host:port`).
+"""The Redis store, for a single Redis or a Redis Cluster (`redis+cluster://host:port`), over
+any URL service/redis_client.py takes (TLS and Unix sockets included): the same client runs it.
 
 Each game is a hash {v: version, s: StoredGame bytes, t: token of the last write} plus a
 move-log list, idempotency records and a sharded pub/sub channel, all under the game's hash tag
@@ -8,7 +9,7 @@ A move is written by one Lua script (one round trip) that compares the version a
 matches and the move's request id has no record yet, writes the state, appends to the log,
 keeps the idempotency record, refreshes the expiry and publishes the notification; otherwise it
 answers with the game as it is now, so the caller can decide again without another read. Each
-write carries a unique token (a random per-process prefix and a counter): if the client library
+write carries a unique token (a random per-process prefix and a counter): if the client
 re-sends a script whose first answer was lost (a timeout, a failover), the script recognises its
 own earlier write and reports success instead of a conflict, so no move is applied twice.
 
@@ -21,30 +22,21 @@ and a wait: the write is confirmed durable, or NotDurable is raised.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import hashlib
 import itertools
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import Any, ParamSpec, TypeVar
 
 import structlog
-from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError
 
 from croupier.service import keys
-from croupier.service.durability import NONE, Durability, lean
+from croupier.service.durability import NONE, Durability
 from croupier.service.fanout import Fanout, WatchQueue
-from croupier.service.redis_client import (
-    PubSubClient,
-    RedisClient,
-    connect,
-    is_cluster_url,
-    subscriber,
-)
-from croupier.service.resp import RespClient
+from croupier.service.redis_client import PubSub, RedisClient, connect, is_cluster_url, subscriber
 from croupier.service.resp_cluster import ClusterClient
 from croupier.service.store import (
     NO_WAIT,
@@ -233,8 +225,6 @@ return 1
 P = ParamSpec("P")
 T = TypeVar("T")
 
-MessageSource = Callable[[], Awaitable[dict[str, Any] | None]]
-
 
 def _store_errors(
     method: Callable[P, Coroutine[Any, Any, T]],
@@ -261,8 +251,6 @@ class RedisStore:
         # their keys are in other slots than the game's.
         self.entries_with_commit = not self.cluster
         self._redis: RedisClient = connect(url, timeout)
-        # Sharded pub/sub needs redis-py (its cluster client serves both for rediss+cluster).
-        self._subscriber: PubSubClient = subscriber(url, timeout, self._redis)
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
         # Commit tokens: unique per process by a random prefix, per commit by a counter (no
         # system call for fresh random bytes on every move).
@@ -271,32 +259,25 @@ class RedisStore:
         self._create = self._redis.register_script(CREATE_SCRIPT)
         self._load_with_log = self._redis.register_script(LOAD_WITH_LOG_SCRIPT)
         self._update = self._redis.register_script(UPDATE_SCRIPT)
-        # --durability: the wait that follows each write on its connection, which only the
-        # lean clients can send there (durability.lean; the start-up check refuses others).
+        # --durability: the wait that follows each write on its connection.
         self._durability = durability
         self._timeout = timeout
         self._wait: tuple[str | int, ...] | None = None
-        self._lean: RespClient | ClusterClient | None = None
         if durability.waits:
-            if not lean(url) or not isinstance(self._redis, RespClient | ClusterClient):
-                raise ValueError(f"--durability {durability} needs a redis:// URL")
             self._wait = durability.wait_command(timeout)
-            self._lean = self._redis
+        # The watch streams: sharded pub/sub, one connection per Redis node, shared by every
+        # watcher of this process.
         self._fanout = Fanout()
-        self._pubsub: Any = None  # PubSub, or ClusterPubSub with its node mapping
-        self._readers: dict[str, asyncio.Task[None]] = {}
-        self._supervisor: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
         self._subscribing: dict[str, asyncio.Future[None]] = {}
-        # redis-py's PubSub opens its connection on the first (un)subscribe: two at once would
-        # open two, and the messages of the channels subscribed on the first would go unread.
-        self._pubsub_commands = asyncio.Lock()
+        self._pubsub: PubSub = subscriber(
+            self._redis, self._fanout.publish, self._subscription_confirmed, timeout
+        )
 
     @_store_errors
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
         if request_id:
-            # No `async with`: execute() resets the pipeline itself (and redis-py's cluster
-            # pipeline types its __aexit__ too narrowly for the interface).
+            # One write, one slot (the hash tag): the game and the request's record.
             pipe = self._redis.pipeline(transaction=False)
             pipe.hmget(keys.game(game_id), "v", "s")
             pipe.get(keys.request(game_id, request_id))
@@ -371,20 +352,20 @@ class RedisStore:
     ) -> tuple[Any, asyncio.Future[Any]]:
         """`script` run (EVALSHA, or EVAL when Redis has not cached it), followed by the wait:
         its reply, and the wait's future (`_confirm`)."""
-        assert self._lean is not None and self._wait is not None
+        assert self._wait is not None
         sha = _sha(script)
         try:
-            return await self._lean.execute_then_wait(
+            return await self._redis.execute_then_wait(
                 ("EVALSHA", sha, len(script_keys), *script_keys, *args), self._wait
             )
         except NoScriptError:
-            return await self._lean.execute_then_wait(
+            return await self._redis.execute_then_wait(
                 ("EVAL", script, len(script_keys), *script_keys, *args), self._wait
             )
 
     async def _durable_command(self, *args: Any) -> tuple[Any, asyncio.Future[Any]]:
-        assert self._lean is not None and self._wait is not None
-        return await self._lean.execute_then_wait(args, self._wait)
+        assert self._wait is not None
+        return await self._redis.execute_then_wait(args, self._wait)
 
     async def _confirm(self, waiting: Awaitable[Any]) -> None:
         """The wait's reply confirms the writes before it, or NotDurable."""
@@ -511,10 +492,8 @@ class RedisStore:
         return self._send_nowait(done, *_xadd(entry))
 
     def _send_nowait(self, done: Done, *args: Any) -> bool:
-        """One command through the lean client without waiting (redis-py's, for TLS, cannot:
-        False), its outcome told to `done` as `_store_errors` words it."""
-        if not isinstance(self._redis, RespClient | ClusterClient):
-            return False
+        """One command sent without waiting, its outcome told to `done` as `_store_errors`
+        words it; False when its connection is not open (then nothing is sent)."""
         sent = self._redis.send_nowait(*args)
         if sent is None:
             return False
@@ -525,7 +504,6 @@ class RedisStore:
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         if self._wait is not None:
             return await self._durable_set(key, candidate, SECRET_TTL_SECONDS)
-        # redis-py parses a raw SET's reply as OK or not: its own set() keeps GET's value.
         kept = await self._redis.set(key, candidate, ex=SECRET_TTL_SECONDS, nx=True, get=True)
         return candidate if kept is None else bytes(kept)
 
@@ -560,7 +538,7 @@ class RedisStore:
         return bytes(previous)
 
     # Notifications: sharded pub/sub (SSUBSCRIBE), one connection per Redis node, shared by
-    # every watcher of this process.
+    # every watcher of this process (service/resp.py's `Subscriber`).
 
     @asynccontextmanager
     async def watch(self, game_id: str) -> AsyncIterator[WatchQueue]:
@@ -575,9 +553,7 @@ class RedisStore:
                 subscribing = self._subscribing.pop(channel, None)
                 if subscribing is not None and not subscribing.done():
                     subscribing.cancel()
-                with contextlib.suppress(RedisError, RuntimeError, OSError):
-                    async with self._pubsub_commands:
-                        await self._pubsub.sunsubscribe(channel)
+                self._pubsub.unsubscribe(channel)
 
     async def _until_subscribed(self, channel: str) -> None:
         """Until Redis confirms the channel's subscription (one per channel, shared by its
@@ -607,87 +583,19 @@ class RedisStore:
     async def _subscribe(self, channel: str) -> None:
         confirmed = self._confirmed.setdefault(channel, asyncio.Event())
         try:
-            if self._pubsub is None:
-                if isinstance(self._subscriber, RedisCluster):
-                    # Its slot map, which it reads at its first command otherwise: a pub/sub
-                    # client sends none before it routes a subscription.
-                    await self._subscriber.initialize()
-                if self._pubsub is None:  # not made meanwhile by another first subscription
-                    self._pubsub = self._subscriber.pubsub()
-            async with self._pubsub_commands:
-                await self._pubsub.ssubscribe(channel)
-        except (RedisError, RuntimeError, OSError) as exc:
-            # RuntimeError: uvloop's answer to a write on a connection Redis has closed.
+            await self._pubsub.subscribe(channel)
+        except (RedisError, OSError) as exc:
             raise StoreUnavailable(type(exc).__name__) from exc
-        self._start_readers()
-        if self._supervisor is None:
-            self._supervisor = asyncio.create_task(self._supervise())
         # Wait until Redis has the subscription, so no move published after it is missed.
         try:
             await asyncio.wait_for(confirmed.wait(), timeout=5)
         except TimeoutError as exc:
             raise StoreUnavailable("subscription not confirmed") from exc
 
-    def _sources(self) -> dict[str, MessageSource]:
-        """One message source per connection that holds subscriptions."""
-        pubsub = self._pubsub
-        if not self.cluster:
-            return {"redis": lambda: pubsub.get_message(timeout=1.0)}
-        sources: dict[str, MessageSource] = {}
-        for name in list(pubsub.node_pubsub_mapping):
-            node = cast(RedisCluster, self._subscriber).get_node(node_name=name)
-            if node is not None:
-                sources[name] = _node_source(pubsub, node)
-        return sources
-
-    def _start_readers(self) -> None:
-        for name, source in self._sources().items():
-            task = self._readers.get(name)
-            if task is None or task.done():
-                self._readers[name] = asyncio.create_task(self._read(name, source))
-
-    async def _supervise(self) -> None:
-        """Start readers for connections opened when the cluster moved a channel's slot."""
-        while True:
-            await asyncio.sleep(1.0)
-            with contextlib.suppress(RedisError, RuntimeError, OSError):
-                self._start_readers()
-
-    async def _read(self, name: str, source: MessageSource) -> None:
-        while True:
-            try:
-                message = await source()
-            except (RedisError, OSError) as exc:
-                log.warning("pubsub_error", error=type(exc).__name__, detail=str(exc))
-                await self._disconnect(name)
-                await asyncio.sleep(0.5)
-                continue
-            except (RuntimeError, KeyError):  # that connection holds no subscription any more
-                return
-            if message is None:
-                continue
-            kind = message["type"]
-            kind = kind.decode() if isinstance(kind, bytes) else kind
-            channel = message["channel"]
-            channel = channel.decode() if isinstance(channel, bytes) else channel
-            if kind == "ssubscribe" and channel in self._confirmed:
-                self._confirmed[channel].set()
-            elif kind == "smessage":
-                self._fanout.publish(channel, message["data"])
-
-    async def _disconnect(self, name: str) -> None:
-        """Close the connection of a reader that failed. redis-py keeps a pub/sub connection
-        that Redis closed (a kill, a restart, a failover) marked as connected, and every read
-        then fails at once, forever; closed, the next read connects again and subscribes
-        again to every channel. What was published meanwhile is lost to this process: its
-        watchers see the gap at the next notification and fill it from the move log."""
-        pubsub = self._pubsub
-        if self.cluster:
-            pubsub = pubsub.node_pubsub_mapping.get(name) if pubsub is not None else None
-        connection = getattr(pubsub, "connection", None)
-        if connection is not None:
-            with contextlib.suppress(RedisError, RuntimeError, OSError):
-                await connection.disconnect()
+    def _subscription_confirmed(self, channel: str) -> None:
+        confirmed = self._confirmed.get(channel)
+        if confirmed is not None:
+            confirmed.set()
 
     async def ping(self) -> bool:
         try:
@@ -700,18 +608,8 @@ class RedisStore:
         return bool(await self._redis.ping())
 
     async def close(self) -> None:
-        tasks = [*self._readers.values(), *([self._supervisor] if self._supervisor else [])]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        if self._pubsub is not None:
-            with contextlib.suppress(RedisError, RuntimeError, OSError):
-                await self._pubsub.aclose()
+        await self._pubsub.aclose()
         await self._redis.aclose()
-        if self._subscriber is not self._redis:
-            await self._subscriber.aclose()
 
 
 @functools.cache
@@ -749,37 +647,11 @@ def _tell(done: Done, reply: asyncio.Future[Any]) -> None:
 
 
 def _index_entries(key: str, reply: Any) -> list[IndexEntry]:
-    """ZRANGE … WITHSCORES as entries: the raw reply (member, score, member, score…), or
-    pairs as redis-py's cluster client parses it."""
+    """ZRANGE … WITHSCORES's reply (member, score, member, score…) as entries."""
     items = list(reply)
-    if items and isinstance(items[0], list | tuple):
-        pairs = [(member, score) for member, score in items]
-    else:
-        pairs = [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
+    pairs = [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
     return [IndexEntry(key, int(float(score)), _text(member)) for member, score in pairs]
 
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _node_source(pubsub: Any, node: Any) -> MessageSource:
-    def source() -> Awaitable[dict[str, Any] | None]:
-        # Once the node's last channel is unsubscribed its connection is gone (and a node's
-        # pub/sub has none before its first SSUBSCRIBE is sent), and get_sharded_message would
-        # answer None at once, without waiting: the reader would spin and hold the event loop.
-        # Its reader ends instead (_start_readers makes a new one).
-        current = pubsub.node_pubsub_mapping.get(node.name)
-        if current is None or current.connection is None:
-            raise KeyError(node.name)
-        # A read that waits for the next message, however long. redis-py 8.2 holds the node's
-        # connection lock across a read with a timeout, and an SSUBSCRIBE on that node waited
-        # for it: with a timeout of 1 s, 16 channels subscribed at once took seconds to be
-        # confirmed (test_streams_opened_all_at_once_…). Without one the read takes no lock,
-        # as every read did before 8.2, and a subscription is sent at once.
-        result: Awaitable[dict[str, Any] | None] = pubsub.get_sharded_message(
-            timeout=None, target_node=node
-        )
-        return result
-
-    return source

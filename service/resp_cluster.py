@@ -1,5 +1,5 @@
-"""The lean Redis client (service/resp.py) for a Redis Cluster: one `RespClient` per master, each
-command sent to the master of its first key's slot.
+"""The store's Redis client (service/resp.py) for a Redis Cluster: one `RespClient` per master,
+each command sent to the master of its first key's slot.
 
 Why: redis-py's `RedisCluster` cost a move far more server CPU than the lean client does against
 a single Redis (docs/decisions.md, "The lean client learns the cluster"): its slot and node lookup,
@@ -18,20 +18,20 @@ one's path (one connection per node, group commit, hiredis) and adds only a slot
   and the command, in one write, to that node, for that command only. `TRYAGAIN` and
   `CLUSTERDOWN` (a migration's multi-key command, a failover under way): sent again after a
   short wait. A lost connection: the map is read again and the command sent again, a few times
-  with a growing wait (as the redis-py client was configured: the commit token of
-  service/redis_store.py makes a re-sent write safe). A command that timed out is not sent
-  again: the caller's deadline is what bounds it.
+  with a growing wait (the commit token of service/redis_store.py makes a re-sent write safe).
+  A command that timed out is not sent again: the caller's deadline is what bounds it.
 - A pipeline (a game's keys: one slot) is one write to one node; the commands of one that met a
   redirection or a lost connection are sent again one by one, as above.
 - A write followed by a wait (`execute_then_wait`, --durability) has its wait sent to the node
   that made the write, on the same connection: WAIT and WAITAOF answer for the writes of their
   own connection. A write that is sent again (a redirection, a lost connection) is followed by
   a wait again, on the node that takes it.
+- `rediss+cluster://`: every node over TLS, with the URL's TLS options and credentials (Redis
+  answers a TLS client's `CLUSTER SLOTS` with the nodes' TLS ports).
 
-Pub/sub (SSUBSCRIBE on each shard's master) is not here: the watch streams keep redis-py's
-`RedisCluster` (service/redis_client.py), and so does TLS (`rediss+cluster://`). That client
-no longer sees the commands' MOVED replies, by which it learnt of a moved slot and moved its
-subscriptions: `map_listeners` tells it instead, whenever this client reads a new map.
+Pub/sub: `ClusterSubscriber`, at the end, subscribes each channel on its slot's master (a
+`Subscriber` of service/resp.py per master) and moves it when the slot moves, told by this
+client's map (`map_listeners`) and by the masters themselves.
 """
 
 from __future__ import annotations
@@ -43,13 +43,24 @@ from binascii import crc_hqx
 from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
-from redis.connection import parse_url
+import structlog
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 
 from croupier.service.keys import durability_barrier
-from croupier.service.resp import Arg, Commands, RespClient
+from croupier.service.resp import (
+    Arg,
+    Commands,
+    Confirmed,
+    Delivered,
+    Endpoint,
+    RespClient,
+    Subscriber,
+)
+
+log = structlog.get_logger(__name__)
 
 SLOTS = 16384
 # Attempts of one command through redirections and lost connections, and the waits between
@@ -123,10 +134,12 @@ class ClusterClient(Commands):
         self, url: str, *, connect_timeout: float = 2.0, timeout: float | None = None
     ) -> None:
         plain = url.replace("+cluster", "", 1)
-        options: dict[str, Any] = parse_url(plain)  # type: ignore[no-untyped-call]
-        self._seed: Address = (options.get("host", "127.0.0.1"), int(options.get("port", 6379)))
-        # Every node is reached with the URL's credentials.
-        self._credentials = plain.split("://", 1)[1].rpartition("@")[0]
+        seed = Endpoint.parse(plain)
+        self._seed: Address = (seed.host, seed.port)
+        # Every node is reached as the URL's: its credentials, TLS and TLS options.
+        self._scheme = seed.scheme
+        self._credentials = urlsplit(plain).netloc.rpartition("@")[0]
+        self._query = f"?{seed.query}" if seed.query else ""
         self._connect_timeout = connect_timeout
         self._timeout = timeout
         self._nodes: dict[Address, RespClient] = {}
@@ -134,7 +147,7 @@ class ClusterClient(Commands):
         self._masters: list[RespClient] = []
         self._refreshing: asyncio.Future[None] | None = None
         # Called (in the background) after each reading of the map but the first: the pub/sub
-        # client, redis-py's, learns of a moved slot from it (service/redis_client.py).
+        # client (`ClusterSubscriber`) learns of a moved slot from it.
         self.map_listeners: list[Callable[[], Awaitable[Any]]] = []
         self._maps_read = 0
         self._listening: set[asyncio.Task[Any]] = set()
@@ -146,7 +159,7 @@ class ClusterClient(Commands):
         if node is None:
             auth = f"{self._credentials}@" if self._credentials else ""
             node = RespClient(
-                f"redis://{auth}{address[0]}:{address[1]}",
+                f"{self._scheme}://{auth}{address[0]}:{address[1]}{self._query}",
                 connect_timeout=self._connect_timeout,
                 timeout=self._timeout,
             )
@@ -217,6 +230,14 @@ class ClusterClient(Commands):
                     return self._masters[0]
                 raise RedisConnectionError(f"no master of the Redis Cluster serves slot {slot}")
         return node
+
+    def node_of_slot(self, slot: int) -> RespClient | None:
+        """The master of `slot` as the map read last has it (None: not known)."""
+        return self._slots[slot]
+
+    async def node_of_key(self, key: Arg) -> RespClient:
+        """The master of `key`'s slot, the map read first if it does not know it."""
+        return await self._node_of(key_slot(key))
 
     # Commands.
 
@@ -444,3 +465,111 @@ def _settle(future: asyncio.Future[Any], outcome: asyncio.Future[Any]) -> None:
         future.set_exception(error)
     else:
         future.set_result(outcome.result())
+
+
+class ClusterSubscriber:
+    """The sharded subscriptions of a cluster: each channel SSUBSCRIBEd on the master of its
+    slot, by a `Subscriber` (service/resp.py) per master, as the cluster client's slot map
+    (`client`) has it.
+
+    Where a slot moves (a resharding, a failover), its channels follow: whenever the client
+    reads a new map (it does after a MOVED, or a lost connection), each channel whose master
+    changed is unsubscribed from the old master and subscribed on the new one; a master that
+    drops a channel itself (its slot left it: Redis sends `sunsubscribe`), refuses one
+    (`MOVED`), or whose connection is lost, has the map read again and its channels placed
+    again, every half second until they are. As with a single Redis, what was published
+    meanwhile is lost to this process, and its watchers fill the gap from the move log."""
+
+    def __init__(
+        self,
+        client: ClusterClient,
+        delivered: Delivered,
+        confirmed: Confirmed,
+        *,
+        connect_timeout: float = 2.0,
+    ) -> None:
+        self._client = client
+        self._delivered = delivered
+        self._confirmed = confirmed
+        self._connect_timeout = connect_timeout
+        self._nodes: dict[str, Subscriber] = {}  # by address
+        self._placed: dict[str, Subscriber] = {}  # each channel's
+        self._replacing: asyncio.Task[None] | None = None
+        self._stray: set[str] = set()  # channels to place again
+        client.map_listeners.append(self._follow)
+
+    async def subscribe(self, channel: str) -> None:
+        node = await self._client.node_of_key(channel)
+        subscriber = self._subscriber(node)
+        previous = self._placed.get(channel)
+        if previous is not None and previous is not subscriber:
+            previous.unsubscribe(channel)
+        self._placed[channel] = subscriber
+        await subscriber.subscribe(channel)
+
+    def unsubscribe(self, channel: str) -> None:
+        self._stray.discard(channel)
+        subscriber = self._placed.pop(channel, None)
+        if subscriber is not None:
+            subscriber.unsubscribe(channel)
+
+    def _subscriber(self, node: RespClient) -> Subscriber:
+        subscriber = self._nodes.get(node.address)
+        if subscriber is None:
+            subscriber = Subscriber(
+                node.endpoint,
+                self._delivered,
+                self._confirmed,
+                connect_timeout=self._connect_timeout,
+            )
+            subscriber.on_lost = self._lost
+            subscriber.on_refused = self._refused
+            self._nodes[node.address] = subscriber
+        return subscriber
+
+    async def _follow(self) -> None:
+        """A new slot map: each channel to its slot's master."""
+        for channel, subscriber in list(self._placed.items()):
+            node = self._client.node_of_slot(key_slot(channel))
+            if node is not None and node.address != subscriber.address:
+                self._stray.add(channel)
+        if self._stray:
+            self._replace_later(0.0)
+
+    def _lost(self, subscriber: Subscriber) -> None:
+        self._stray.update(c for c, s in self._placed.items() if s is subscriber)
+        self._replace_later(Subscriber.RECONNECT_DELAY, refresh=True)
+
+    def _refused(self, subscriber: Subscriber, error: str, channels: list[str]) -> None:
+        self._stray.update(c for c in channels if self._placed.get(c) is subscriber)
+        self._replace_later(Subscriber.RECONNECT_DELAY if error else 0.0, refresh=True)
+
+    def _replace_later(self, delay: float, *, refresh: bool = False) -> None:
+        if self._replacing is None or self._replacing.done():
+            self._replacing = asyncio.ensure_future(self._replace(delay, refresh))
+
+    async def _replace(self, delay: float, refresh: bool) -> None:
+        """Subscribe the stray channels on their masters, every half second until done."""
+        while self._stray:
+            await asyncio.sleep(delay)
+            delay = Subscriber.RECONNECT_DELAY
+            try:
+                if refresh:
+                    await self._client.refresh()
+                for channel in sorted(self._stray):
+                    if channel in self._placed:
+                        await self.subscribe(channel)
+                    self._stray.discard(channel)
+            except (RedisConnectionError, ResponseError, TimeoutError) as exc:
+                log.warning("pubsub_error", error=type(exc).__name__, detail=str(exc))
+                refresh = True
+
+    async def aclose(self) -> None:
+        if self._follow in self._client.map_listeners:
+            self._client.map_listeners.remove(self._follow)
+        if self._replacing is not None:
+            self._replacing.cancel()
+        for subscriber in self._nodes.values():
+            await subscriber.aclose()
+        self._nodes.clear()
+        self._placed.clear()

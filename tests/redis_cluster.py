@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from types import TracebackType
 
 import redis
@@ -38,13 +39,29 @@ def direct_client(store_url: str) -> redis.Redis:
 
 
 class EmbeddedRedisCluster:
-    def __init__(self, masters: int = 3, replicas: int = 0) -> None:
-        self.nodes = [EmbeddedRedis(cluster_node=True) for _ in range(masters * (1 + replicas))]
+    """With `tls` (a certificate and its key), every node also listens for TLS, the cluster's
+    bus included, and `tls_url` reaches the cluster over it; `url` stays plain TCP."""
+
+    def __init__(
+        self, masters: int = 3, replicas: int = 0, tls: tuple[Path, Path] | None = None
+    ) -> None:
+        extra = ("--tls-cluster", "yes") if tls is not None else ()
+        self.nodes = [
+            EmbeddedRedis(cluster_node=True, tls=tls, extra_args=extra)
+            for _ in range(masters * (1 + replicas))
+        ]
         self.replicas = replicas
+        self.tls = tls
 
     @property
     def url(self) -> str:
         return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+
+    @property
+    def tls_url(self) -> str:
+        """The cluster over TLS, trusting its certificate (Redis answers a TLS client's
+        CLUSTER SLOTS with the nodes' TLS ports)."""
+        return self.nodes[0].tls_url.replace("rediss://", "rediss+cluster://").replace("/0?", "?")
 
     def start(self) -> EmbeddedRedisCluster:
         cli = shutil.which("redis-cli")
@@ -52,8 +69,11 @@ class EmbeddedRedisCluster:
             raise FileNotFoundError("redis-cli is not on the PATH")
         for node in self.nodes:
             node.start()
+        # With TLS the bus is TLS too: the nodes are introduced by their TLS ports.
+        tls = ["--tls", "--cacert", str(self.tls[0])] if self.tls is not None else []
+        ports = [n.tls_port if self.tls is not None else n.port for n in self.nodes]
         subprocess.run(
-            [cli, "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in self.nodes],
+            [cli, *tls, "--cluster", "create", *[f"127.0.0.1:{port}" for port in ports],
              "--cluster-replicas", str(self.replicas), "--cluster-yes"],
             check=True, capture_output=True, timeout=60,
         )  # fmt: skip

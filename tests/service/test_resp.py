@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.resp import RespClient
+from croupier.service.embedded_redis import EmbeddedRedis, self_signed_certificate
+from croupier.service.resp import Endpoint, RespClient, Subscriber
 
 
 def test_commands_pipelines_and_errors() -> None:
@@ -168,3 +170,109 @@ def test_scripts_load_themselves_and_connections_come_back() -> None:
 
     with EmbeddedRedis() as server:
         asyncio.run(run(server))
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return self_signed_certificate(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture(scope="module")
+def server(certificate: tuple[Path, Path]) -> Iterator[EmbeddedRedis]:
+    """One Redis on TCP, TLS and a Unix socket."""
+    with EmbeddedRedis(tls=certificate, unix_socket=True) as running:
+        yield running
+
+
+class Heard:
+    """What a Subscriber hands on: the messages, and the confirmed channels."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, bytes]] = []
+        self.confirmed: list[str] = []
+
+    def subscriber(self, url: str) -> Subscriber:
+        return Subscriber(
+            Endpoint.parse(url),
+            lambda channel, data: self.messages.append((channel, data)),
+            self.confirmed.append,
+        )
+
+    async def until(self, what: Callable[[], bool], seconds: float = 10.0) -> None:
+        for _ in range(int(seconds * 100)):
+            if what():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"not heard: {self.messages}, {self.confirmed}")
+
+
+@pytest.mark.parametrize("kind", ["tcp", "tls", "unix"])
+def test_every_url_kind_runs_commands_and_pubsub_on_the_same_code(
+    server: EmbeddedRedis, kind: str
+) -> None:
+    """redis://, rediss:// and unix:// differ only in how a connection opens: commands, the
+    turn's group commit, a write's wait and sharded pub/sub are the same on each."""
+    url = {"tcp": server.url, "tls": server.tls_url, "unix": server.unix_url}[kind]
+
+    async def run() -> None:
+        client = RespClient(url, timeout=5)
+        assert await client.ping()
+        replies = await asyncio.gather(*(client.execute_command("INCR", kind) for _ in range(50)))
+        assert sorted(replies) == list(range(1, 51))
+        reply, waiting = await client.execute_then_wait(("SET", f"{kind}:w", 1), ("WAIT", 0, 100))
+        assert (reply, await waiting) == (b"OK", 0)
+        heard = Heard()
+        subscriber = heard.subscriber(url)
+        channel = f"moves:{{{kind}}}"
+        await subscriber.subscribe(channel)
+        await heard.until(lambda: heard.confirmed == [channel])
+        assert await client.execute_command("SPUBLISH", channel, b"one") == 1
+        await heard.until(lambda: heard.messages == [(channel, b"one")])
+        subscriber.unsubscribe(channel)
+        assert await client.execute_command("SPUBLISH", channel, b"two") == 0  # in order
+        await subscriber.aclose()
+        await client.aclose()
+
+    asyncio.run(run())
+
+
+def test_tls_verifies_the_certificate_unless_told_not_to(server: EmbeddedRedis) -> None:
+    """A rediss:// URL verifies the server's certificate and name against the system's
+    authorities by default: a self-signed one is refused unless the URL names it
+    (`ssl_ca_certs`) or turns verification off (`ssl_cert_reqs=none`), redis-py's options."""
+    plain = f"rediss://127.0.0.1:{server.tls_port}/0"
+
+    async def run() -> None:
+        with pytest.raises(RedisConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
+            await RespClient(plain, connect_timeout=5).ping()
+        unverified = RespClient(f"{plain}?ssl_cert_reqs=none")
+        assert await unverified.ping()
+        await unverified.aclose()
+        with pytest.raises(ValueError, match="ssl_no_such_option"):
+            RespClient(f"{plain}?ssl_no_such_option=1")
+
+    asyncio.run(run())
+
+
+def test_a_subscriber_whose_connection_is_killed_subscribes_again(server: EmbeddedRedis) -> None:
+    """Redis drops the pub/sub connection (a restart, a failover, CLIENT KILL): the subscriber
+    connects again on its own and subscribes every channel still wanted, confirmed again."""
+
+    async def run() -> None:
+        client = RespClient(server.url, timeout=5)
+        heard = Heard()
+        subscriber = heard.subscriber(server.url)
+        await subscriber.subscribe("a:{kill}")
+        await subscriber.subscribe("b:{kill}")
+        await heard.until(lambda: sorted(heard.confirmed) == ["a:{kill}", "b:{kill}"])
+        subscriber.unsubscribe("b:{kill}")
+        assert heard.confirmed.count("a:{kill}") == 1  # once, whatever opened the connection
+        assert await client.execute_command("CLIENT", "KILL", "TYPE", "pubsub") >= 1
+        await heard.until(lambda: heard.confirmed.count("a:{kill}") == 2)
+        assert heard.confirmed.count("b:{kill}") == 1  # no longer wanted: not subscribed again
+        assert await client.execute_command("SPUBLISH", "a:{kill}", b"after") == 1
+        await heard.until(lambda: heard.messages == [("a:{kill}", b"after")])
+        await subscriber.aclose()
+        await client.aclose()
+
+    asyncio.run(run())

@@ -4,17 +4,19 @@ routing by slot and hash tag, MOVED and ASK during a slot's migration, a node's 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import redis
-from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot as redis_py_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
+from croupier.service.embedded_redis import self_signed_certificate
 from croupier.service.redis_client import connect, subscriber
-from croupier.service.resp_cluster import ClusterClient, command_slot, key_slot
+from croupier.service.resp import RespClient, Subscriber
+from croupier.service.resp_cluster import ClusterClient, ClusterSubscriber, command_slot, key_slot
 from tests.redis_cluster import EmbeddedRedisCluster
 
 
@@ -211,17 +213,112 @@ def test_a_restarted_node_is_reached_again(cluster: EmbeddedRedisCluster) -> Non
     asyncio.run(run())
 
 
-def test_each_url_takes_its_client() -> None:
+def test_each_url_takes_the_lean_client() -> None:
+    """Every URL the docs list takes the lean client, for commands and for pub/sub: TLS and
+    Unix sockets change only how a connection opens (service/redis_client.py)."""
+
     async def run() -> None:
-        lean = connect("redis+cluster://127.0.0.1:7000", 1.0)
-        assert isinstance(lean, ClusterClient)
-        pubsub = subscriber("redis+cluster://127.0.0.1:7000", 1.0, lean)
-        assert isinstance(pubsub, RedisCluster)
-        assert lean.map_listeners == [pubsub.nodes_manager.initialize]
-        tls = connect("rediss+cluster://127.0.0.1:7000", 1.0)
-        assert isinstance(tls, RedisCluster)  # TLS stays on redis-py, for pub/sub too
-        assert subscriber("rediss+cluster://127.0.0.1:7000", 1.0, tls) is tls
-        for client in (lean, pubsub, tls):
-            await client.aclose()
+        delivered: list[tuple[str, bytes]] = []
+        confirmed: list[str] = []
+        for url in ("redis+cluster://127.0.0.1:7000", "rediss+cluster://127.0.0.1:7000"):
+            commands = connect(url, 1.0)
+            assert isinstance(commands, ClusterClient)
+            pubsub = subscriber(
+                commands, lambda c, d: delivered.append((c, d)), confirmed.append, 1.0
+            )
+            assert isinstance(pubsub, ClusterSubscriber)
+            await pubsub.aclose()
+            await commands.aclose()
+        for url in ("redis://127.0.0.1:6379/0", "rediss://h:6380/0", "unix:///run/redis.sock"):
+            single = connect(url, 1.0)
+            assert isinstance(single, RespClient)
+            assert (single.endpoint.tls is not None) == url.startswith("rediss://")
+            assert (single.endpoint.path is not None) == url.startswith("unix://")
+            pubsub = subscriber(single, lambda c, d: None, confirmed.append, 1.0)
+            assert isinstance(pubsub, Subscriber) and pubsub.endpoint == single.endpoint
+            await single.aclose()
+        with pytest.raises(ValueError, match="a Redis URL starts with"):
+            connect("http://127.0.0.1:6379", 1.0)
 
     asyncio.run(run())
+
+
+class Heard:
+    """What a cluster's subscriber hands on: the messages, and the confirmed channels."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, bytes]] = []
+        self.confirmed: list[str] = []
+
+    def delivered(self, channel: str, data: bytes) -> None:
+        self.messages.append((channel, data))
+
+    async def until(self, what: Callable[[], bool], seconds: float = 15.0) -> None:
+        for _ in range(int(seconds * 100)):
+            if what():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"not heard: {self.messages}, {self.confirmed}")
+
+
+def test_a_channel_follows_its_slot_to_its_new_master(cluster: EmbeddedRedisCluster) -> None:
+    """A channel is subscribed on its slot's master; once the slot moves (a resharding), the
+    old master drops the subscription (`sunsubscribe`), the map is read again and the channel
+    subscribed on the new master, where its next message is heard."""
+    channel = "croupier:{follow-me}:moves"
+    slot = key_slot(channel)
+    source_port, source_id, target_port, target_id = source_and_target(cluster, slot)
+
+    async def run() -> None:
+        client = ClusterClient(cluster.url, timeout=5)
+        heard = Heard()
+        pubsub = ClusterSubscriber(client, heard.delivered, heard.confirmed.append)
+        await pubsub.subscribe(channel)
+        await heard.until(lambda: heard.confirmed == [channel])
+        await pubsub.subscribe("croupier:{stays}:moves")  # another, on whichever master
+        assert await client.execute_command("SPUBLISH", channel, b"before") == 1
+        await heard.until(lambda: (channel, b"before") in heard.messages)
+        with redis.Redis(port=source_port) as source, redis.Redis(port=target_port) as target:
+            migrate(source, target, slot, (source_id, target_id))
+        hand_over(cluster, slot, target_id)
+        await heard.until(lambda: heard.confirmed.count(channel) == 2)
+        with redis.Redis(port=target_port) as target:
+            assert target.execute_command("PUBSUB", "SHARDNUMSUB", channel)[1] == 1
+        assert await client.execute_command("SPUBLISH", channel, b"after") == 1  # MOVED, then
+        await heard.until(lambda: (channel, b"after") in heard.messages)
+        pubsub.unsubscribe(channel)
+        await asyncio.sleep(0.1)
+        with redis.Redis(port=target_port) as target:
+            assert target.execute_command("PUBSUB", "SHARDNUMSUB", channel)[1] == 0
+        await pubsub.aclose()
+        await client.aclose()
+
+    asyncio.run(run())
+
+
+def test_a_cluster_over_tls_runs_the_same_clients(tmp_path: Path) -> None:
+    """rediss+cluster://: every node reached over TLS with the URL's options (Redis answers a
+    TLS client's CLUSTER SLOTS with the nodes' TLS ports), commands and pub/sub alike."""
+    with EmbeddedRedisCluster(tls=self_signed_certificate(tmp_path)) as tls_cluster:
+
+        async def run() -> None:
+            client = connect(tls_cluster.tls_url, 5.0)
+            assert isinstance(client, ClusterClient)
+            names = [f"tls-{n}" for n in range(30)]
+            await asyncio.gather(*(client.execute_command("SET", k, k) for k in names))
+            assert await client.get("tls-7") == b"tls-7"
+            assert await client.ping()  # every master
+            assert {node.endpoint.scheme for node in await client.masters()} == {"rediss"}
+            heard = Heard()
+            pubsub = subscriber(client, heard.delivered, heard.confirmed.append, 5.0)
+            channels = [f"croupier:{{g{n}}}:moves" for n in range(6)]
+            await asyncio.gather(*(pubsub.subscribe(channel) for channel in channels))
+            await heard.until(lambda: sorted(heard.confirmed) == sorted(channels))
+            for channel in channels:
+                assert await client.execute_command("SPUBLISH", channel, channel) == 1
+            await heard.until(lambda: len(heard.messages) == len(channels))
+            assert sorted(heard.messages) == sorted((c, c.encode()) for c in channels)
+            await pubsub.aclose()
+            await client.aclose()
+
+        asyncio.run(run())
