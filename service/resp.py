@@ -556,7 +556,8 @@ class _Subscription(asyncio.Protocol):
         self._reader = hiredis.Reader()
         self.transport: asyncio.Transport | None = None
         self.lost = False
-        self.opened_with: frozenset[str] = frozenset()  # the channels its opening subscribed
+        # The channels its opening subscribed, until their own `subscribe` call has seen it.
+        self.opened_with: set[str] = set()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -629,8 +630,9 @@ class Subscriber:
         fails). Its confirmation comes to `confirmed`."""
         self.channels.add(channel)
         protocol = await self._connection()
-        if channel in protocol.opened_with:
-            return  # subscribed by the connection's opening
+        if channel in protocol.opened_with:  # subscribed by the connection's opening
+            protocol.opened_with.discard(channel)
+            return
         if not protocol.write(_pack(("SSUBSCRIBE", channel))):
             raise RedisConnectionError("connection to Redis lost")
 
@@ -639,6 +641,8 @@ class Subscriber:
             return
         self.channels.discard(channel)
         protocol = self._protocol
+        if protocol is not None:
+            protocol.opened_with.discard(channel)
         if protocol is not None and protocol.write(_pack(("SUNSUBSCRIBE", channel))):
             self._leaving[channel] += 1
 
@@ -662,7 +666,7 @@ class Subscriber:
             raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
         # AUTH and SELECT first, then every channel wanted (a reconnection's).
         commands = list(self.endpoint.setup)
-        protocol.opened_with = frozenset(self.channels)
+        protocol.opened_with = set(self.channels)
         # One SSUBSCRIBE a channel: one of several channels is refused unless they share a
         # slot (CROSSSLOT), in a cluster.
         commands += [("SSUBSCRIBE", channel) for channel in sorted(self.channels)]

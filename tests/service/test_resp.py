@@ -229,7 +229,10 @@ def test_every_url_kind_runs_commands_and_pubsub_on_the_same_code(
         assert await client.execute_command("SPUBLISH", channel, b"one") == 1
         await heard.until(lambda: heard.messages == [(channel, b"one")])
         subscriber.unsubscribe(channel)
-        assert await client.execute_command("SPUBLISH", channel, b"two") == 0  # in order
+        await subscriber.subscribe(channel)  # again, on the same connection
+        await heard.until(lambda: heard.confirmed == [channel, channel])
+        assert await client.execute_command("SPUBLISH", channel, b"three") == 1
+        await heard.until(lambda: heard.messages == [(channel, b"one"), (channel, b"three")])
         await subscriber.aclose()
         await client.aclose()
 
