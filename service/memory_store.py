@@ -5,18 +5,16 @@ expiry is checked lazily when a game is read."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from croupier.service import keys
 from croupier.service.fanout import Fanout, WatchQueue
 from croupier.service.store import (
-    NO_WAIT,
     WRITTEN,
     Commit,
     CommitResult,
-    Done,
     FeedEntry,
     IndexEntry,
     Snapshot,
@@ -34,8 +32,6 @@ class _Game:
 
 
 class MemoryStore:
-    entries_with_commit = True  # a commit's due-index and feed entries are written with it
-
     def __init__(self) -> None:
         self._games: dict[str, _Game] = {}
         self._records: dict[str, tuple[bytes, float]] = {}
@@ -88,6 +84,7 @@ class MemoryStore:
         if key is not None and commit.record is not None:
             self._records[key] = (commit.record, time.monotonic() + commit.record_ttl_seconds)
         self._fanout.publish(keys.channel(commit.game_id), commit.notification_head + commit.data)
+        # A commit's entries, with it (Commit.due).
         if commit.due is not None:
             self._index(commit.due)
         for entry in commit.feed:
@@ -144,16 +141,6 @@ class MemoryStore:
         entries = self.feed.setdefault(entry.stream, [])
         entries.append((entry.fields, entry.event))
         del entries[: -entry.max_len]
-
-    def index_add_ahead(self, entry: IndexEntry, done: Done) -> Awaitable[None]:
-        self._index(entry)
-        done(None)
-        return NO_WAIT
-
-    def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
-        self._append(entry)
-        done(None)
-        return True
 
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         return self._secrets.setdefault(key, candidate)

@@ -4,10 +4,11 @@ watch streams, and what moves found of their game's remembered state."""
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import functools
 import time
-from collections.abc import Awaitable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any
@@ -28,7 +29,6 @@ from croupier.service.fanout import WatchQueue
 from croupier.service.store import (
     Commit,
     CommitResult,
-    Done,
     FeedEntry,
     IndexEntry,
     NotDurable,
@@ -253,17 +253,16 @@ def serve(port: int, host: str = "[::]") -> None:
         start_http_server(port, addr="0.0.0.0")
 
 
-def _timed_done(operation: str, done: Done) -> Done:
-    """`done`, after timing and counting the operation as MeasuredStore._timed does."""
-    started = time.perf_counter()
+def _count_refused(result: CommitResult) -> None:
+    if result.feed_lost:
+        STORE_ERRORS.labels("feed_append").inc(result.feed_lost)
+    if result.due_refused:
+        STORE_ERRORS.labels("index_add").inc()
 
-    def measured(error: StoreUnavailable | None) -> None:
-        if error is not None:
-            STORE_ERRORS.labels(operation).inc()
-        STORE_LATENCY.observe(operation, time.perf_counter() - started)
-        done(error)
 
-    return measured
+def _count_refused_later(later: asyncio.Future[CommitResult]) -> None:
+    if not later.cancelled() and later.exception() is None:
+        _count_refused(later.result())
 
 
 class _CountedWatch:
@@ -297,7 +296,6 @@ class MeasuredStore:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self.entries_with_commit = store.entries_with_commit
 
     async def _timed(self, operation: str, awaitable: Any) -> Any:
         started = time.perf_counter()
@@ -320,12 +318,11 @@ class MeasuredStore:
 
     async def commit(self, commit: Commit) -> CommitResult:
         result: CommitResult = await self._timed("commit", self._store.commit(commit))
-        # Entries written in the commit's own step, and refused there: counted as refused
-        # commands of their own would be.
-        if result.feed_lost:
-            STORE_ERRORS.labels("feed_append").inc(result.feed_lost)
-        if result.due_refused:
-            STORE_ERRORS.labels("index_add").inc()
+        # The commit's entries Redis refused: counted as refused commands of their own would
+        # be, now or once Redis has answered them.
+        _count_refused(result)
+        if result.later is not None:
+            result.later.add_done_callback(_count_refused_later)
         return result
 
     async def get_create_record(self, request_id: str) -> bytes | None:
@@ -375,12 +372,6 @@ class MeasuredStore:
 
     async def feed_append(self, entry: FeedEntry) -> None:
         await self._timed("feed_append", self._store.feed_append(entry))
-
-    def index_add_ahead(self, entry: IndexEntry, done: Done) -> Awaitable[None] | None:
-        return self._store.index_add_ahead(entry, _timed_done("index_add", done))
-
-    def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
-        return self._store.feed_append_later(entry, _timed_done("feed_append", done))
 
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         secret: bytes = await self._timed(

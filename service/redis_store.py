@@ -22,6 +22,7 @@ and a wait: the write is confirmed durable, or NotDurable is raised.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 import itertools
@@ -39,11 +40,9 @@ from croupier.service.fanout import Fanout, WatchQueue
 from croupier.service.redis_client import PubSub, RedisClient, connect, is_cluster_url, subscriber
 from croupier.service.resp_cluster import ClusterClient
 from croupier.service.store import (
-    NO_WAIT,
     WRITTEN,
     Commit,
     CommitResult,
-    Done,
     FeedEntry,
     IndexEntry,
     NotDurable,
@@ -245,11 +244,10 @@ def _store_errors(
 
 class RedisStore:
     def __init__(self, url: str, *, timeout: float = 2.0, durability: Durability = NONE) -> None:
-        self.cluster = is_cluster_url(url)
         # On a single Redis a move's due-index and feed entries are written by its commit
         # script: no command and no reply of their own (docs/performance.md). In a cluster
-        # their keys are in other slots than the game's.
-        self.entries_with_commit = not self.cluster
+        # their keys are in other slots than the game's: they are sent around it (`commit`).
+        self.cluster = is_cluster_url(url)
         self._redis: RedisClient = connect(url, timeout)
         self._commit = self._redis.register_script(COMMIT_SCRIPT)
         # Commit tokens: unique per process by a random prefix, per commit by a counter (no
@@ -311,14 +309,59 @@ class RedisStore:
 
     @_store_errors
     async def commit(self, commit: Commit) -> CommitResult:
-        entries = self.entries_with_commit
-        script_keys, args = commit_arguments(commit, self._token(), entries=entries)
+        if not self.cluster or (commit.due is None and not commit.feed):
+            script_keys, args = commit_arguments(commit, self._token(), entries=True)
+            return await self._run_commit(script_keys, args)
+        # A cluster: the deadline ahead of the commit, written to its master's connection
+        # before the commit is sent; the feed entries after it, once it is written. Neither
+        # waited for: their replies come to `later` (Commit.due, CommitResult.later).
+        assert isinstance(self._redis, ClusterClient)
+        due = None if commit.due is None else await self._ahead(self._redis, commit.due)
+        script_keys, args = commit_arguments(commit, self._token(), entries=False)
+        try:
+            result = await self._run_commit(script_keys, args)
+        except BaseException:
+            if due is not None:  # a hint that stays, or not; the move's failure is what counts
+                due.add_done_callback(_retrieve)
+            raise
+        feed: list[asyncio.Future[Any]] = []
+        if result.written:
+            feed = [self._sent(self._redis, *_xadd(entry)) for entry in commit.feed]
+        if due is None and not feed:
+            return result
+        return dataclasses.replace(result, later=_later(due, feed))
+
+    async def _run_commit(self, script_keys: list[str], args: list[Any]) -> CommitResult:
         if self._wait is None:
             return commit_result(await self._commit(keys=script_keys, args=args))
         reply, waiting = await self._durable_script(COMMIT_SCRIPT, script_keys, args)
         result = commit_result(reply)
         await self._settle(result, waiting, script_keys[0])
         return result
+
+    async def _ahead(self, client: ClusterClient, entry: IndexEntry) -> asyncio.Future[Any]:
+        """The ZADD of `entry`, on its way to Redis when this returns: written to its master's
+        connection, with this turn's other commands there (the deadlines of a turn's moves share
+        one write of each master's, not one each); sent and answered first while that master is
+        not connected yet. Its reply's future."""
+        args = ("ZADD", entry.key, entry.score, entry.game_id)
+        sent = client.send_nowait(*args)
+        if sent is None:
+            answered = asyncio.ensure_future(client.execute_command(*args))
+            await asyncio.wait([answered])
+            return answered
+        written = client.written(entry.key)
+        if written is not None:
+            await written
+        return sent
+
+    @staticmethod
+    def _sent(client: ClusterClient, *args: Any) -> asyncio.Future[Any]:
+        """`args` sent without waiting: its reply's future."""
+        sent = client.send_nowait(*args)
+        if sent is None:  # its master not connected yet
+            return asyncio.ensure_future(client.execute_command(*args))
+        return sent
 
     def _token(self) -> str:
         return f"{self._token_prefix}{next(self._token_numbers):x}"
@@ -473,33 +516,6 @@ class RedisStore:
     async def feed_append(self, entry: FeedEntry) -> None:
         await self._command(*_xadd(entry))
 
-    def index_add_ahead(self, entry: IndexEntry, done: Done) -> Awaitable[None] | None:
-        # Ahead of the write that follows, with this turn's other commands (one write for all
-        # at the turn's end). On one connection, sent before the write is enough: Redis reads
-        # them in the order sent. In a cluster the entry's master may not be the game's, so
-        # the write waits for the entry's connection to be written; the entries of a turn's
-        # moves then share one write of each master's instead of one each, at once
-        # (docs/performance.md).
-        if not self._send_nowait(done, "ZADD", entry.key, entry.score, entry.game_id):
-            return None
-        if isinstance(self._redis, ClusterClient):
-            written = self._redis.written(entry.key)
-            if written is not None:
-                return written
-        return NO_WAIT
-
-    def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
-        return self._send_nowait(done, *_xadd(entry))
-
-    def _send_nowait(self, done: Done, *args: Any) -> bool:
-        """One command sent without waiting, its outcome told to `done` as `_store_errors`
-        words it; False when its connection is not open (then nothing is sent)."""
-        sent = self._redis.send_nowait(*args)
-        if sent is None:
-            return False
-        sent.add_done_callback(functools.partial(_tell, done))
-        return True
-
     @_store_errors
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         if self._wait is not None:
@@ -631,19 +647,47 @@ def _stream_fields(entry: FeedEntry) -> list[Any]:
     return [*command, "event", entry.event]
 
 
-def _tell(done: Done, reply: asyncio.Future[Any]) -> None:
-    """A command sent without waiting has ended: `done` learns how, in StoreUnavailable's
-    words (those of `_store_errors`)."""
-    if reply.cancelled():
-        done(StoreUnavailable("cancelled"))
-        return
-    error = reply.exception()
-    if error is None:
-        done(None)
-    elif isinstance(error, TimeoutError):
-        done(StoreUnavailable("timeout"))
-    else:
-        done(StoreUnavailable(type(error).__name__))
+def _later(
+    due: asyncio.Future[Any] | None, feed: list[asyncio.Future[Any]]
+) -> asyncio.Future[CommitResult]:
+    """What Redis refused of a commit's entries sent around it (`due`, the deadline's reply;
+    `feed`, the feed entries'), once it has answered them all, in `_store_errors`'s words."""
+    later: asyncio.Future[CommitResult] = asyncio.get_running_loop().create_future()
+    replies = asyncio.gather(*([due] if due is not None else []), *feed, return_exceptions=True)
+
+    def answered(gathered: asyncio.Future[list[Any]]) -> None:
+        outcomes = (
+            [asyncio.CancelledError()] * (len(feed) + (due is not None))
+            if gathered.cancelled()
+            else gathered.result()
+        )
+        errors = [_refusal(o) if isinstance(o, BaseException) else None for o in outcomes]
+        due_error = errors.pop(0) if due is not None else None
+        refusal = next((e for e in [due_error, *errors] if e is not None), "")
+        lost = sum(e is not None for e in errors)
+        if not later.done():
+            later.set_result(
+                CommitResult(
+                    True, feed_lost=lost, due_refused=due_error is not None, refusal=refusal
+                )
+            )
+
+    replies.add_done_callback(answered)
+    return later
+
+
+def _refusal(error: BaseException) -> str:
+    if isinstance(error, TimeoutError):
+        return "timeout"
+    if isinstance(error, asyncio.CancelledError):
+        return "cancelled"
+    return type(error).__name__
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """A reply nobody waits for may fail unseen: its error is taken here."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _index_entries(key: str, reply: Any) -> list[IndexEntry]:

@@ -7,7 +7,8 @@ Implementations: `croupier.service.redis_store.RedisStore` (production, any numb
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Sequence
+import asyncio
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -64,10 +65,12 @@ class Commit:
     # The caller's deadline, in Unix milliseconds (0: none): a write that reaches the store
     # later is not made, so DEADLINE_EXCEEDED from the store means that nothing was applied.
     deadline_ms: int = 0
-    # What goes with the move, only once it is written: the game's next turn-clock deadline
-    # in the due index, and the move's feed entries. Written by the store in the commit's own
-    # step where it can (`Store.entries_with_commit`); else by the caller, the deadline ahead
-    # of the commit and the feed entries after it (docs/architecture.md).
+    # What goes with the move: the game's next turn-clock deadline in the due index, and the
+    # move's feed entries. The store writes them as it can: in the commit's own step, only if
+    # the move is written, where their keys are with the game's (a single Redis); else the
+    # deadline before the commit (so no written move lacks it: an entry whose move is refused
+    # is only a hint) and the feed entries after it, once it is written (a Redis Cluster,
+    # where their keys are in other slots: docs/architecture.md, "Turn clocks", rule 3).
     due: IndexEntry | None = None
     feed: tuple[FeedEntry, ...] = ()
 
@@ -82,11 +85,15 @@ class CommitResult:
     written: bool
     current: Snapshot | None = None
     too_late: bool = False  # not written: it reached the store after the commit's deadline
-    # Written, but of what went with it in the same step the store refused `feed_lost` feed
-    # entries, and the due-index entry if `due_refused`, for the reason `refusal`.
+    # Of the commit's due-index and feed entries the store refused `feed_lost` feed entries,
+    # and the due-index entry if `due_refused`, for the reason `refusal`...
     feed_lost: int = 0
     due_refused: bool = False
     refusal: str = ""
+    # ... or, when the store sent them without waiting for Redis's answer (their keys in other
+    # slots than the game's), `later`: a future of the CommitResult that tells it once Redis
+    # has answered them all (then the counts above are zero).
+    later: asyncio.Future[CommitResult] | None = None
 
 
 WRITTEN = CommitResult(True)
@@ -142,25 +149,7 @@ def merge_page(
     return sorted(unique.values(), key=newest_first)[:count]
 
 
-# Told how a write sent without waiting ended: None once made, else why it was not.
-Done = Callable[["StoreUnavailable | None"], None]
-
-
-class _NoWait:
-    """Awaitable and done already: what `index_add_ahead` returns when nothing need wait."""
-
-    def __await__(self) -> Generator[None, None, None]:
-        return
-        yield  # a generator that ends at once
-
-
-NO_WAIT: Awaitable[None] = _NoWait()
-
-
 class Store(Protocol):
-    # Whether `commit` writes a commit's `due` and `feed` entries in the commit's own step.
-    entries_with_commit: bool
-
     async def load(self, game_id: str, request_id: str | None = None) -> Snapshot | None:
         """The game (and the record of `request_id`), in one round trip; None if absent."""
 
@@ -169,9 +158,9 @@ class Store(Protocol):
 
     async def commit(self, commit: Commit) -> CommitResult:
         """Write the move if the game is still at `expected_version`, the commit's request id
-        has no record yet and its deadline has not passed, in one round trip; with it, if
-        `entries_with_commit`, its due-index and feed entries (a refused entry does not refuse
-        the move: the result tells)."""
+        has no record yet and its deadline has not passed, in one round trip; and its due-index
+        and feed entries (`Commit.due`): a refused entry does not refuse the move, the result
+        tells (`CommitResult.feed_lost`, or `later`)."""
 
     async def get_create_record(self, request_id: str) -> bytes | None:
         """The record kept for a CreateGame request id."""
@@ -213,17 +202,6 @@ class Store(Protocol):
 
     async def feed_append(self, entry: FeedEntry) -> None:
         """Append one entry to its feed stream."""
-
-    def index_add_ahead(self, entry: IndexEntry, done: Done) -> Awaitable[None] | None:
-        """Send one index entry without waiting for the store (`done` is told how it ended):
-        a turn-clock deadline, indexed before the write that sets it. Every command sent once
-        the awaitable returned is done goes out after the entry (`NO_WAIT`: at once). None
-        when this store cannot (nothing is sent: await `index_add` instead)."""
-
-    def feed_append_later(self, entry: FeedEntry, done: Done) -> bool:
-        """`feed_append` sent with the other commands of this turn of the event loop, without
-        waiting for the store (`done` is told how it ended). False when this store cannot
-        (nothing is sent: await `feed_append` instead)."""
 
     async def shared_secret(self, key: str, candidate: bytes) -> bytes:
         """The secret kept under `key`, `candidate` made it if there was none."""

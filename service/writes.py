@@ -1,11 +1,13 @@
 """The reads and writes of a game that the RPCs, the bot seats and the clock sweep share: a game
-read from the store (and remembered in RecentStates for the next move), a write that is not a
-move (compare-and-set on the version), a new game with its listing entries, the event feed,
-and the due index of turn deadlines (each entry written with the write that sets it, or before
-it, and each feed entry with its write or after it: `before_commit`, `after_commit`)."""
+read from the store (and remembered in RecentStates for the next move), a move's write with its
+due-index and feed entries (`commit`: the store writes them as it can, store.Commit), a write
+that is not a move (compare-and-set on the version), a new game with its listing entries, the
+event feed, and the due index of turn deadlines (each entry written before the write that sets
+it: `schedule`)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import weakref
 
@@ -129,22 +131,15 @@ class GameWrites:
     ) -> None:
         """Append to the event feed after the game's own write. Never fails the call (the
         game's write is made): a store failure here is logged and counted, and that event is
-        lost (docs/api.md, "The event feed"). The append is sent before this returns, and not
-        waited for where the store can (its outcome is counted when it comes)."""
+        lost (docs/api.md, "The event feed")."""
         max_len = self.settings.feed_max_len
         entry = lobby.feed_event(
             kind, game_id, version, game_type, players, seat, result, max_len=max_len
         )
-        await self.append(game_id, entry)
-
-    async def append(self, game_id: str, entry: FeedEntry) -> None:
-        done = functools.partial(_appended, game_id, entry.fields["kind"])
-        if self.store.feed_append_later(entry, done):
-            return
         try:
             await self.store.feed_append(entry)
         except StoreUnavailable as exc:
-            done(exc)
+            _appended(game_id, entry.fields["kind"], exc)
 
     async def update(
         self,
@@ -181,29 +176,16 @@ class GameWrites:
         self.states.put(game.game_id, result.current.version, result.current.data)
         return result.current
 
-    async def before_commit(self, commit: Commit) -> None:
-        """What a move's write needs ahead of it: its deadline in the due index, unless the
-        store writes it with the commit (docs/architecture.md, "Turn clocks", rule 3)."""
-        if commit.due is not None and not self.store.entries_with_commit:
-            await self.schedule_entry(commit.due)
-
-    async def after_commit(self, commit: Commit, result: CommitResult) -> None:
-        """A move just written: its feed entries (`move_feed`), unless the store wrote them
-        with the move; then only what it refused there is counted and logged."""
-        if not self.store.entries_with_commit:
-            for entry in commit.feed:
-                await self.append(commit.game_id, entry)
-            return
-        if result.due_refused:
-            _indexed(commit.game_id, StoreUnavailable(result.refusal))
-        elif commit.due is not None:
-            clocks.entry_written(commit.game_id)
-        if result.feed_lost:
-            # The reply counts them; a move's entries share one stream, so a refusal is its
-            # and any later entry's: the last ones are those lost.
-            error = StoreUnavailable(result.refusal)
-            for entry in commit.feed[len(commit.feed) - result.feed_lost :]:
-                _appended(commit.game_id, entry.fields["kind"], error)
+    async def commit(self, commit: Commit) -> CommitResult:
+        """Write a move (`Store.commit`), its due-index and feed entries with it; what the store
+        refused of those is counted and logged, now or once Redis has answered them
+        (`CommitResult.later`), and never fails the move."""
+        result = await self.store.commit(commit)
+        if result.later is not None:
+            result.later.add_done_callback(functools.partial(_entries_answered, commit))
+        elif result.written:
+            _entries_told(commit, result)
+        return result
 
     async def schedule(self, game: LoadedGame, latest: int | None = None) -> None:
         """Put the game's next deadline in the due index, before the write that sets it (so a
@@ -217,21 +199,32 @@ class GameWrites:
             await self.schedule_entry(clocks.due_entry(game, deadline))
 
     async def schedule_entry(self, entry: IndexEntry) -> None:
-        """Index a deadline ahead of the write that follows, not waited for where the store
-        can: on a single Redis queued before that write on their one connection (both go out
-        together, in order), in a cluster written to its own connection first (at the end of
-        this turn, with the other moves' entries)."""
-        done = functools.partial(_indexed, entry.game_id)
-        written = self.store.index_add_ahead(entry, done)
-        if written is not None:
-            await written
-            return
+        """Index a deadline, answered before the write that follows is sent; a failure is
+        counted and logged, and fails nothing (the game's state keeps the deadline)."""
         try:
             await self.store.index_add([entry])
         except StoreUnavailable as exc:
-            done(exc)
+            _indexed(entry.game_id, exc)
             return
-        done(None)
+        _indexed(entry.game_id, None)
+
+
+def _entries_told(commit: Commit, result: CommitResult) -> None:
+    """What the store refused of a commit's entries (`result`), counted and logged."""
+    if commit.due is not None:
+        _indexed(commit.game_id, StoreUnavailable(result.refusal) if result.due_refused else None)
+    if result.feed_lost:
+        # The reply counts them; a move's entries share one stream, so a refusal is its
+        # and any later entry's: the last ones are those lost.
+        error = StoreUnavailable(result.refusal)
+        for entry in commit.feed[len(commit.feed) - result.feed_lost :]:
+            _appended(commit.game_id, entry.fields["kind"], error)
+
+
+def _entries_answered(commit: Commit, later: asyncio.Future[CommitResult]) -> None:
+    """Redis has answered a commit's entries sent around it (CommitResult.later)."""
+    if not later.cancelled() and later.exception() is None:
+        _entries_told(commit, later.result())
 
 
 def move_feed(

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 import redis
@@ -146,50 +147,6 @@ def test_the_game_and_its_move_log_are_read_together(store_factory: Callable[[],
     run(store_factory, scenario)
 
 
-def test_a_deadline_indexed_ahead_of_a_commit_goes_out_with_it_first(redis_url: str) -> None:
-    """A clocked move's due-index entry is sent ahead of its commit, not waited for
-    (docs/architecture.md, "Turn clocks", rule 3). On a single Redis both share one
-    connection: Redis reads them in one read (one write of the server's), the entry first."""
-    with redis.Redis.from_url(redis_url) as plain:
-        plain.flushdb()
-    commands: list[str] = []
-    listening = threading.Event()
-
-    def monitor() -> None:
-        with redis.Redis.from_url(redis_url) as watcher, watcher.monitor() as seen:
-            listening.set()
-            while not commands or not commands[-1].startswith("EVALSHA"):
-                command = seen.next_command()["command"]
-                if command.startswith(("ZADD", "EVALSHA")):
-                    commands.append(command)
-
-    async def scenario(store: Store) -> None:
-        assert (await store.commit(move(1, b"state 2"))).written  # connected, script loaded
-        outcomes: list[object] = []
-        with redis.Redis.from_url(redis_url) as plain:
-            reads = plain.info("stats")["total_reads_processed"]  # this INFO's read included
-            written = store.index_add_ahead(IndexEntry("due", 1234, GAME), outcomes.append)
-            assert written is not None
-            await written  # at once here: the commit that follows shares the entry's connection
-            assert (await store.commit(move(2, b"state 3"))).written
-            # Two reads more: the entry with the commit, and the next INFO.
-            assert plain.info("stats")["total_reads_processed"] - reads == 2
-            assert plain.zscore("due", GAME) == 1234
-        # In that order (seen by another client: Redis's MONITOR).
-        thread = threading.Thread(target=monitor, daemon=True)
-        thread.start()
-        assert listening.wait(10)
-        written = store.index_add_ahead(IndexEntry("due", 5678, GAME), outcomes.append)
-        assert written is not None
-        await written
-        assert (await store.commit(move(3, b"state 4"))).written
-        thread.join(10)
-        assert [command.split()[0] for command in commands] == ["ZADD", "EVALSHA"]
-        assert outcomes == [None, None]  # each entry's reply is counted when it comes
-
-    run(lambda: RedisStore(redis_url), scenario)
-
-
 STREAM = "croupier:feed:{feed-0}"
 FEED = (
     FeedEntry(STREAM, b"move event", {"kind": "move", "game": "games/x", "version": "2"}, 100),
@@ -226,9 +183,9 @@ def test_a_moves_entries_are_written_with_it_once_written(
     write, in order; none for a commit that is refused, nor twice for one sent twice."""
 
     async def scenario(store: Store) -> None:
-        assert store.entries_with_commit
         result = await store.commit(with_entries(move(1, b"state 2", "r1")))
         assert (result.written, result.feed_lost, result.due_refused) == (True, 0, False)
+        assert result.later is None  # answered with the commit
         expected = [(entry.fields, entry.event) for entry in FEED]
         assert fed(store, redis_url) == expected
         assert await indexed(store) == [DUE]
@@ -269,10 +226,8 @@ def test_on_a_single_redis_a_move_sends_redis_its_commit_alone(redis_url: str) -
             thread = threading.Thread(target=monitor, daemon=True)
             thread.start()
             assert listening.wait(10)
-            commit = with_entries(move(2, b"state 3"))
-            await writes.before_commit(commit)
-            result = await store.commit(commit)
-            await writes.after_commit(commit, result)
+            result = await writes.commit(with_entries(move(2, b"state 3")))
+            assert result.written and result.later is None
             await asyncio.sleep(0.1)  # a command sent without waiting would be out by now
             plain.echo("the end")
             thread.join(10)
@@ -329,20 +284,55 @@ def cluster() -> Iterator[EmbeddedRedisCluster]:
         yield running
 
 
-def test_in_a_cluster_a_moves_entries_are_left_to_the_caller(
+def test_in_a_cluster_a_moves_entries_are_written_around_it(
     cluster: EmbeddedRedisCluster,
 ) -> None:
-    """Their keys are in other slots than the game's: the store says so, and a commit writes
-    none of them (GameWrites writes them, the deadline ahead and the feed after)."""
+    """Their keys are in other slots than the game's: the store sends the deadline ahead of
+    the commit and the feed entries after it, once it is written, and tells what Redis made of
+    them once it has answered (`later`): none for a move refused (its deadline stays, a hint),
+    nor for one sent again."""
     with direct_client(cluster.url) as plain:
         plain.flushall()
 
     async def scenario(store: Store) -> None:
-        assert not store.entries_with_commit
-        assert (await store.commit(with_entries(move(1, b"state 2")))).written
-        assert await indexed(store) == []
+        result = await store.commit(with_entries(move(1, b"state 2", "r1")))
+        assert result.written and result.later is not None
+        assert (result.feed_lost, result.due_refused) == (0, False)  # told by `later`
+        later = await result.later
+        assert (later.feed_lost, later.due_refused, later.refusal) == (0, False, "")
+        assert await indexed(store) == [DUE]
         with direct_client(cluster.url) as plain:
-            assert plain.exists(STREAM) == 0
+            entries = plain.xrange(STREAM)
+        assert [fields[b"event"] for _, fields in entries] == [e.event for e in FEED]
+        await store.index_remove([DUE])
+        stale = await store.commit(with_entries(move(1, b"other state 2")))
+        replayed = await store.commit(with_entries(move(2, b"state 3", "r1")))
+        assert [r.written for r in (stale, replayed)] == [False, False]
+        for refused in (stale, replayed):
+            assert refused.later is not None and not (await refused.later).due_refused
+        assert await indexed(store) == [DUE]  # ahead of the refused moves: hints
+        with direct_client(cluster.url) as plain:
+            assert plain.xlen(STREAM) == len(FEED)  # nothing after a refused move
+        assert await store.load(GAME) == Snapshot(2, b"state 2", None)
+
+    run(lambda: RedisStore(cluster.url), scenario)
+
+
+def test_in_a_cluster_entries_redis_refuses_are_told_later(
+    cluster: EmbeddedRedisCluster,
+) -> None:
+    """A refused entry (the keys hold strings) never refuses the move; `later` tells it."""
+    with direct_client(cluster.url) as plain:
+        plain.flushall()
+        plain.set(STREAM, b"not a stream")
+        plain.set(DUE.key, b"not a sorted set")
+
+    async def scenario(store: Store) -> None:
+        result = await store.commit(with_entries(move(1, b"state 2")))
+        assert result.written and result.later is not None
+        later = await result.later
+        assert (later.feed_lost, later.due_refused, later.refusal) == (2, True, "ResponseError")
+        assert await store.load_with_log(GAME) == (Snapshot(2, b"state 2", None), [b"entry"])
 
     run(lambda: RedisStore(cluster.url), scenario)
 
@@ -350,36 +340,44 @@ def test_in_a_cluster_a_moves_entries_are_left_to_the_caller(
 def test_in_a_cluster_the_deadlines_of_a_turn_go_out_in_one_write(
     cluster: EmbeddedRedisCluster,
 ) -> None:
-    """Deadlines indexed ahead in one turn of the event loop share one write of their master's
-    connection, at the turn's end (not one write each, at once); what `index_add_ahead`
-    returns is done once that write is made, and each entry's reply is told when it comes."""
+    """The deadlines of moves committed in one turn of the event loop share one write of
+    their master's connection, at the turn's end (not one write each, at once); each entry's
+    reply is told when it comes (`later`)."""
     with direct_client(cluster.url) as plain:
         plain.flushall()
     due = keys.due_index(0)
-    entries = [IndexEntry(due, 1000 + n, f"{n:024x}") for n in range(5)]
-
     masters = [redis.Redis(port=node.port) for node in cluster.nodes]
+    with direct_client(cluster.url) as plain:
+        due_port = plain.get_node_from_key(due).port
+        # Games whose master is not the deadlines': its reads are the deadlines' alone.
+        games = [
+            g
+            for g in (f"{n:024x}" for n in range(200))
+            if plain.get_node_from_key(keys.game(g)).port != due_port
+        ][:5]
+    due_master = next(m for m in masters if m.connection_pool.connection_kwargs["port"] == due_port)
 
     def reads() -> int:
-        """The reads the masters have made from their clients (this question's included)."""
-        return sum(int(master.info("stats")["total_reads_processed"]) for master in masters)
+        """The reads the deadlines' master has made from its clients (this question's included)."""
+        return int(due_master.info("stats")["total_reads_processed"])
 
     async def scenario(store: Store) -> None:
-        assert (await store.commit(move(1, b"state 2"))).written  # connected, map read
-        await store.index_add([entries[0]])  # the entries' master connected too
+        for game in games:
+            await store.create(game, b"state 1", ttl_seconds=60)
+        await store.index_add([IndexEntry(due, 1, GAME)])  # the entries' master connected
         before = reads()
-        outcomes: list[object] = []
-        waits = [store.index_add_ahead(entry, outcomes.append) for entry in entries]
-        assert all(isinstance(wait, asyncio.Future) and not wait.done() for wait in waits)
-        await asyncio.gather(*(wait for wait in waits if wait is not None))
-        for _ in range(500):
-            if len(outcomes) == len(entries):
-                break
-            await asyncio.sleep(0.01)
-        assert outcomes == [None] * len(entries)
-        # One read of the entries' master, and one of each master's for this count.
-        assert reads() - before == 1 + len(masters)
-        assert await store.index_page([due], None, 10) == sorted(entries, key=lambda e: -e.score)
+        commits = [
+            replace(move(1, b"state 2"), game_id=g, due=IndexEntry(due, 1000 + n, g))
+            for n, g in enumerate(games)
+        ]
+        results = await asyncio.gather(*(store.commit(c) for c in commits))
+        assert all(r.written and r.later is not None for r in results)
+        outcomes = [await r.later for r in results if r.later is not None]
+        assert [o.due_refused for o in outcomes] == [False] * len(games)
+        # One read of the entries, and one for this count.
+        assert reads() - before == 2
+        page = await store.index_page([due], None, 10)
+        assert [e.game_id for e in page[:5]] == [c.game_id for c in reversed(commits)]
 
     try:
         run(lambda: RedisStore(cluster.url), scenario)
@@ -404,21 +402,27 @@ def score_seen_holding_the_loop(url: str, entry: IndexEntry) -> float | None:
 def test_in_a_cluster_a_moves_deadline_is_written_before_its_commit_is_sent(
     cluster: EmbeddedRedisCluster,
 ) -> None:
-    """docs/architecture.md, "Turn clocks", rule 3: once `before_commit` returns, the deadline
-    is on its way to its master (written to the connection), so the commit that follows can
-    never reach Redis without it. Checked with the event loop held still after it returns:
-    an entry still waiting in the process would never reach Redis meanwhile."""
+    """docs/architecture.md, "Turn clocks", rule 3: when the commit is sent, its deadline is on
+    its way to its master (written to the connection), so the commit can never reach Redis
+    without it. Checked with the event loop held still as the commit script is called: an
+    entry still waiting in the process would never reach Redis meanwhile."""
     with direct_client(cluster.url) as plain:
         plain.flushall()
 
     async def scenario(store: Store) -> None:
-        writes = GameWrites(store, Settings(), RecentStates(8))
+        assert isinstance(store, RedisStore)
         assert (await store.commit(move(1, b"state 2"))).written  # connected, map read
         await store.index_add([DUE])  # the entry's master connected too
         await store.index_remove([DUE])
-        commit = replace(move(2, b"state 3"), due=DUE)
-        await writes.before_commit(commit)
-        assert score_seen_holding_the_loop(cluster.url, DUE) == DUE.score
-        assert (await store.commit(commit)).written
+        seen: list[float | None] = []
+        script = store._commit
+
+        def held(*args: Any, **kwargs: Any) -> Any:
+            seen.append(score_seen_holding_the_loop(cluster.url, DUE))
+            return script(*args, **kwargs)
+
+        store._commit = held
+        assert (await store.commit(replace(move(2, b"state 3"), due=DUE))).written
+        assert seen == [DUE.score]
 
     run(lambda: RedisStore(cluster.url), scenario)
