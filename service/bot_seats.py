@@ -62,13 +62,11 @@ class BotSeats:
                     by="service",
                     notifications=self._writes.watched_here(game_id),
                 )
-                await self._writes.before_commit(commit)
-                result = await self._store.commit(commit)
+                result = await self._writes.commit(commit)
                 if result.written:
                     metrics.BOT_MOVES.labels(chosen.level).inc()
                     snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
                     self._states.put(game_id, snapshot.version, snapshot.data)
-                    await self._writes.after_commit(commit, result)
                     continue
                 if result.current is None:
                     self._states.forget(game_id)

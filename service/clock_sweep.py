@@ -114,15 +114,13 @@ class ClockSweep:
                 by,
                 self._writes.watched_here(game_id),
             )
-            await self._writes.before_commit(commit)
-            result = await self._store.commit(commit)
+            result = await self._writes.commit(commit)
             if result.written:
                 metrics.TIMEOUTS.inc()
                 metrics.TIMEOUT_LATENESS.observe(max(0, now - deadline) / 1000)
                 log.info("timeout_fired", game=game_id, seat=seat, late_ms=now - deadline)
                 snapshot = Snapshot(commit.expected_version + 1, commit.data, None)
                 self._states.put(game_id, snapshot.version, snapshot.data)
-                await self._writes.after_commit(commit, result)
                 continue
             # A move (or another replica's timeout) landed first: decide again on it.
             snapshot = result.current

@@ -250,9 +250,7 @@ class Moves:
                 return response, None
             if deadline_ms and time.time() * 1000 >= deadline_ms:
                 raise errors.deadline_exceeded()
-            if commit.due is not None:
-                await writes.before_commit(commit)
-            result = await self._store.commit(commit)
+            result = await writes.commit(commit)
             if not confirmed:
                 moved_on = not result.written and not result.too_late
                 if moved_on and result.current is not None:
@@ -260,7 +258,6 @@ class Moves:
                 metrics.remembered_state("stale" if moved_on else "current").inc()
             if result.written:
                 self._states.put(game_id, commit.expected_version + 1, commit.data)
-                await writes.after_commit(commit, result)
                 if response.view.bot_levels or any(items_of(response.view.away)):
                     self._start_bots_of(game_id)
                 return response, commit
