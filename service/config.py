@@ -33,8 +33,9 @@ class Settings:
     redis_url: str | None = _setting(
         None,
         "CROUPIER_REDIS_URL",
-        "redis://host:port/0, or redis+cluster://host:port for a Redis Cluster; without it a"
-        " private redis-server child is started, or games are kept in memory when none is"
+        "redis://host:port/0 (rediss:// over TLS, unix:///path/redis.sock), or"
+        " redis+cluster://host:port for a Redis Cluster (rediss+cluster:// over TLS); without it"
+        " a private redis-server child is started, or games are kept in memory when none is"
         " installed",
     )
     data_dir: str | None = _setting(
