@@ -16,6 +16,7 @@
     croupier-bench --table --games 1000              # seats playing over PlayGame sessions,
                    then over WatchGame + ListLegalMoves + ApplyMove, 1,000 games in flight
     croupier-bench --redis-cluster 3                 # the server on a local Redis Cluster
+    croupier-bench --redis-tls                       # the server on a private Redis over TLS
     croupier-bench --server-arg=--workers=2          # any flag for the started server
 
 The service benchmark measures, keeping `--concurrency` calls in flight, in phases:
@@ -197,6 +198,12 @@ def _parser() -> argparse.ArgumentParser:
         help="start a local Redis Cluster of this many masters for the started server",
     )
     parser.add_argument(
+        "--redis-tls",
+        action="store_true",
+        help="the started server reaches its Redis over TLS (rediss://): a private redis-server"
+        " with a throwaway certificate (openssl), or every node of --redis-cluster",
+    )
+    parser.add_argument(
         "--clock",
         type=_positive(int),
         metavar="SECONDS",
@@ -272,8 +279,13 @@ def main(argv: list[str] | None = None) -> None:
             "--client blocking keeps one call in flight per process: raise"
             " --client-processes to --concurrency, or use --client async"
         )
-    if args.target and (args.redis_cluster or args.server_arg):
-        parser.error("--redis-cluster/--server-arg shape a server started here: not with --target")
+    if args.target and (args.redis_cluster or args.server_arg or args.redis_tls):
+        parser.error(
+            "--redis-cluster/--redis-tls/--server-arg shape a server started here: not with"
+            " --target"
+        )
+    if args.redis_tls and args.redis_url:
+        parser.error("--redis-tls starts the server's Redis: give a rediss:// --redis-url instead")
     if args.stored_games and (args.redis_cluster or (args.target and not args.redis_url)):
         parser.error("--stored-games fills a single Redis: the started server's or --redis-url")
     if args.watch_split and not (args.watchers and args.watchers > args.watch_games > 1):

@@ -36,6 +36,7 @@ def header(
         f" phases of {args.warmup:g} s warm-up + {args.duration:g} s measured"
         + (f"\n  server flags added: {' '.join(args.server_arg)}" if args.server_arg else "")
         + (f"; Redis Cluster of {args.redis_cluster} masters" if args.redis_cluster else "")
+        + ("; Redis over TLS" if getattr(args, "redis_tls", False) else "")
         + (f"; turn clock {args.clock} s per decision" if args.clock else "")
     )
 

@@ -109,6 +109,7 @@ def service_report(
         "client_cpus": sorted(args.client_cpus) if args.client_cpus else None,
         "server_args": list(args.server_arg or []),
         "redis_cluster_masters": args.redis_cluster,
+        "redis_tls": getattr(args, "redis_tls", False),
         "clock_seconds": args.clock,
         "stored_games": args.stored_games,
         "protobuf": api_implementation.Type(),

@@ -8,8 +8,10 @@ import contextlib
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from croupier.local import LocalServer
@@ -60,8 +62,12 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
         pids = {"server": args.server_pid} if args.server_pid else {}
         yield Server(args.target, False, pids, args.redis_url)
         return
-    with _cluster(args) as cluster:
+    with _cluster(args) as cluster, _tls_redis(args, cluster) as tls_redis:
         redis_url = cluster.url if cluster is not None else args.redis_url
+        if tls_redis is not None:
+            redis_url = tls_redis.tls_url
+        elif cluster is not None and cluster.tls:
+            redis_url = cluster.tls_url
         server = LocalServer(
             redis_url, log_level=args.server_log_level, extra_args=started_args(args)
         )
@@ -77,6 +83,9 @@ def server_for(args: argparse.Namespace) -> Iterator[Server]:
             found = find_redis_child(pid)
             if found is not None:
                 pids["redis"], redis_url = found[0], found[1]
+            if tls_redis is not None:
+                assert tls_redis.process is not None
+                pids["redis"] = tls_redis.process.pid
             if cluster is not None:
                 for number, node in enumerate(cluster.nodes):
                     assert node.process is not None
@@ -100,7 +109,7 @@ def _cluster(args: argparse.Namespace) -> Iterator[Any]:
     if not masters:
         yield None
         return
-    cluster = LocalCluster(masters)
+    cluster = LocalCluster(masters, tls=getattr(args, "redis_tls", False))
     with affinity(args.redis_cpus or args.server_cpus):
         cluster.start()
     try:
@@ -109,17 +118,48 @@ def _cluster(args: argparse.Namespace) -> Iterator[Any]:
         cluster.close()
 
 
+@contextlib.contextmanager
+def _tls_redis(args: argparse.Namespace, cluster: LocalCluster | None) -> Iterator[Any]:
+    """With --redis-tls and no cluster: a private redis-server that also listens for TLS, with
+    a throwaway self-signed certificate, which the started server reaches by its rediss:// URL
+    (the same Redis as the default run's, but over TLS), else nothing."""
+    if not getattr(args, "redis_tls", False) or cluster is not None:
+        yield None
+        return
+    from croupier.service.embedded_redis import EmbeddedRedis, self_signed_certificate
+
+    with tempfile.TemporaryDirectory(prefix="croupier-bench-tls-") as folder:
+        redis = EmbeddedRedis(tls=self_signed_certificate(Path(folder)))
+        with affinity(args.redis_cpus or args.server_cpus):
+            redis.start()
+        try:
+            yield redis
+        finally:
+            redis.close()
+
+
 class LocalCluster:
-    """Redis Cluster masters on loopback (no replicas), each its own redis-server."""
+    """Redis Cluster masters on loopback (no replicas), each its own redis-server; with `tls`,
+    every node also listens for TLS (the cluster's bus too), and `tls_url` reaches it so."""
 
-    def __init__(self, masters: int) -> None:
-        from croupier.service.embedded_redis import EmbeddedRedis
+    def __init__(self, masters: int, tls: bool = False) -> None:
+        from croupier.service.embedded_redis import EmbeddedRedis, self_signed_certificate
 
-        self.nodes = [EmbeddedRedis(cluster_node=True) for _ in range(masters)]
+        self.folder = tempfile.mkdtemp(prefix="croupier-bench-tls-") if tls else None
+        files = self_signed_certificate(Path(self.folder)) if self.folder else None
+        extra = ("--tls-cluster", "yes") if tls else ()
+        self.nodes = [
+            EmbeddedRedis(cluster_node=True, tls=files, extra_args=extra) for _ in range(masters)
+        ]
+        self.tls = files
 
     @property
     def url(self) -> str:
         return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+
+    @property
+    def tls_url(self) -> str:
+        return self.nodes[0].tls_url.replace("rediss://", "rediss+cluster://").replace("/0?", "?")
 
     def start(self) -> None:
         import time
@@ -131,8 +171,11 @@ class LocalCluster:
             raise FileNotFoundError("--redis-cluster needs redis-cli on the PATH")
         for node in self.nodes:
             node.start()
+        # With TLS the bus is TLS too: the nodes are introduced by their TLS ports.
+        tls = ["--tls", "--cacert", str(self.tls[0])] if self.tls is not None else []
+        ports = [n.tls_port if self.tls is not None else n.port for n in self.nodes]
         subprocess.run(
-            [cli, "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in self.nodes],
+            [cli, *tls, "--cluster", "create", *[f"127.0.0.1:{port}" for port in ports],
              "--cluster-replicas", "0", "--cluster-yes"],
             check=True, capture_output=True, timeout=60,
         )  # fmt: skip
@@ -147,6 +190,8 @@ class LocalCluster:
     def close(self) -> None:
         for node in self.nodes:
             node.close()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def seats_of(games: list[str], seats: int | None) -> dict[str, int]:
