@@ -586,9 +586,11 @@ def test_a_whole_game_in_the_browser(game: str, table: WebServer, page: Page) ->
     assert made > 0 and seen["checks"] > 0
     assert page.evaluate("window.highlights") > 0, "no other seat's move was highlighted"
     check_the_result(page, game)
+    name, credential = link_parts(links[0])
+    if game == "pig_mau_mau":  # four races: the score sheet, as the seat's view keeps them
+        check_the_score_sheet(page, table, name, credential)
     # The log holds a sentence for every event the seat saw, in order; a reload fills it again
     # from the game's history (the watch resumed from the game's first etag).
-    name, credential = link_parts(links[0])
     check_the_log(page, table, name, credential)
     page.reload()
     page.wait_for_selector("[data-testid=result]")
@@ -677,6 +679,160 @@ def check_the_result(page: Page, game: str) -> None:
         assert "차례" not in page.inner_text(".centre")
     else:
         assert re.search("won|lost|Nobody", headline), headline
+
+
+# ---- the score sheet ----
+
+
+def sheet_of(view: pb.GameView) -> tuple[list[list[str]], list[str]] | None:
+    """What a seat's score sheet must say, from its view (what the server keeps of every
+    finished round, race or game): the rows' cells, and the totals; None for a game played in
+    one round or scored as a team."""
+    game = view.WhichOneof("game")
+    if game == "vampire_queen" and view.vampire_queen.rounds > 1:
+        vq = view.vampire_queen
+        return [[str(p) for p in r.penalties] for r in vq.round_penalties], [
+            str(t) for t in vq.totals
+        ]
+    if game == "pig_mau_mau" and view.pig_mau_mau.races > 1:
+        pig = view.pig_mau_mau
+        return [[str(p) for p in r.points] for r in pig.race_scores], [str(t) for t in pig.totals]
+    if game == "one_card" and view.one_card.wins_to_match > 1:
+        one = view.one_card
+        rows = [
+            ["★" if seat == r.winner else str(left) for seat, left in enumerate(r.cards_left)]
+            for r in one.history
+        ]
+        return rows, [str(w) for w in one.wins]
+    if game == "whats_your_name" and view.whats_your_name.games > 1:
+        players = sorted(view.whats_your_name.players, key=lambda p: p.seat)
+        games = max(len(p.recorded_totals) for p in players)
+        rows = [
+            [str(p.recorded_totals[i]) if i < len(p.recorded_totals) else "—" for p in players]
+            for i in range(games)
+        ]
+        return rows, [str(sum(p.recorded_totals)) for p in players]
+    return None
+
+
+def shown_sheet(page: Page) -> tuple[list[list[str]], list[str]] | None:
+    """The page's score sheet: each row's cells and the totals (None: no sheet)."""
+    if page.query_selector("[data-testid=score-sheet]") is None:
+        return None
+    rows: list[list[str]] = page.eval_on_selector_all(
+        "[data-testid=sheet-row]",
+        "rows => rows.map(r => [...r.cells].slice(1).map(c => c.innerText))",
+    )
+    total: list[str] = page.eval_on_selector(
+        "[data-testid=sheet-total]", "r => [...r.cells].slice(1).map(c => c.innerText)"
+    )
+    return rows, total
+
+
+def check_the_score_sheet(page: Page, server: WebServer, name: str, credential: str) -> None:
+    """The page's score sheet says what the seat's view keeps of every round, race or game."""
+    with Croupier(server.target) as croupier:
+        view = croupier.get(name, credential)
+    page.wait_for_selector(f"main[data-etag='{view.etag}']")
+    assert shown_sheet(page) == sheet_of(view)
+
+
+# Games scored over rounds, races or games, as short as their options make them.
+SCORED: dict[str, tuple[int, dict[str, Any]]] = {
+    "vampire_queen": (3, {"rounds": 2}),
+    "pig_mau_mau": (2, {"finishDistance": 5}),
+    "one_card": (2, {"winsToMatch": 2, "deck": {"numberCopies": 1}}),
+    "whats_your_name": (2, {"match": True}),
+}
+
+
+def play_seat(croupier: Croupier, name: str, credential: str, choose: random.Random,
+              until: Callable[[pb.GameView], bool]) -> pb.GameView:  # fmt: skip
+    """Play one seat through the API (the server's bots play the others) until `until` holds
+    of its view or the game is over; that view."""
+    deadline = time.monotonic() + GAME_LIMIT_S
+    while True:
+        assert time.monotonic() < deadline, "the game did not get there in time"
+        view = croupier.get(name, credential)
+        if until(view) or view.HasField("result"):
+            return view
+        if not view.legal_moves:
+            time.sleep(0.01)
+            continue
+        # A card played rather than drawn when there is one: the game ends sooner.
+        moves = list(view.legal_moves)
+        plays = [m for m in moves if getattr(m, m.WhichOneof("game") or "").HasField("play")]
+        with contextlib.suppress(CroupierError):  # a move that raced a bot's (simultaneous)
+            croupier.apply(name, credential, choose.choice(plays or moves))
+
+
+@pytest.mark.parametrize("game", sorted(SCORED))
+def test_the_score_sheet_shows_every_round(game: str, table: WebServer, page: Page) -> None:
+    """A game scored over rounds (Vampire Queen), races (Pig Mau Mau) or the games of a match
+    (One Card, What's Your Name?) has a score sheet: a row for each one finished, its points
+    per seat, and the totals, so a total that jumps (56 → 166) shows where from. It grows live
+    as rounds end, and says it in English and in Korean. (Seat 0 is played through the API
+    here, quickly; the whole games in the browser check the sheet of Pig Mau Mau too.)"""
+    seats, fields = SCORED[game]
+    options = json_format.ParseDict(fields, options_for(game))
+    choose = random.Random(3)
+    bots = ["", *["random"] * (seats - 1)]
+    with Croupier(table.target) as croupier:
+        created = croupier.create(options, seats, bot_levels=bots, seed=7)
+        credential = created.seat_credentials[0]
+        page.goto(web(table) + "/")
+        page.evaluate("localStorage.setItem('croupier.pace', '0')")  # the moves at once
+        page.goto("about:blank")
+        page.goto(seat_link(table, created.name, credential))
+        page.wait_for_selector("[data-testid=score-sheet]")
+        assert shown_sheet(page) == ([], sheet_of(created.view)[1])  # type: ignore[index]
+        expect(page.locator("[data-testid=score-sheet]")).to_contain_text("Nothing scored yet")
+        # One round scored: its row, and the totals so far.
+        view = play_seat(croupier, created.name, credential, choose,
+                         lambda v: len((sheet_of(v) or ([], []))[0]) >= 1)  # fmt: skip
+        expect(page.locator("[data-testid=sheet-row]")).to_have_count(1)
+        check_the_score_sheet(page, table, created.name, credential)
+        # ...and every one, live, to the end.
+        view = play_seat(croupier, created.name, credential, choose, lambda v: False)
+    assert view.HasField("result")
+    page.wait_for_selector("[data-testid=result]")
+    check_the_score_sheet(page, table, created.name, credential)
+    rows, total = sheet_of(view) or ([], [])
+    assert len(rows) >= 2, rows
+    # Each row adds up to the totals (What's Your Name?'s "—" is a game not played by a seat).
+    if game in ("vampire_queen", "pig_mau_mau", "whats_your_name"):
+        sums = [sum(int(c) for c in column if c != "—") for column in zip(*rows, strict=True)]
+        assert [str(s) for s in sums] == total, (rows, total)
+    # The winners' totals marked; the words in English, then in Korean.
+    winners = page.eval_on_selector_all(
+        "[data-testid=sheet-total] td.winner", "cells => cells.map(c => c.cellIndex - 1)"
+    )
+    assert winners == list(view.result.winners), winners
+    label = {"vampire_queen": ("Round 1", "1라운드"), "pig_mau_mau": ("Race 1", "1번째 경주")}.get(
+        game, ("Game 1", "1번째 판")
+    )
+    sheet = page.locator("[data-testid=score-sheet]")
+    expect(sheet).to_contain_text("Score sheet")
+    expect(sheet.locator("[data-testid=sheet-row] th").first).to_have_text(label[0])
+    page.click("#lang")
+    expect(sheet).to_contain_text("점수표")
+    expect(sheet.locator("[data-testid=sheet-row] th").first).to_have_text(label[1])
+    assert shown_sheet(page) == sheet_of(view)
+    page.click("#lang")
+
+
+def test_a_game_in_one_round_or_of_a_team_has_no_score_sheet(table: WebServer, page: Page) -> None:
+    """The result says it all for a game of one round; Trinity is won or lost by the team."""
+    with Croupier(table.target) as croupier:
+        for game, seats in (("trinity", 3), ("vampire_queen", 3)):
+            options = options_for(game)
+            if game == "vampire_queen":
+                options.rounds = 1  # type: ignore[attr-defined]
+            created = croupier.create(options, seats)
+            page.goto("about:blank")
+            page.goto(seat_link(table, created.name, created.seat_credentials[0]))
+            page.wait_for_selector("[data-testid=hand]")
+            assert page.query_selector("[data-testid=score-sheet]") is None, game
 
 
 # ---- redaction: two seats, two contexts ----
@@ -1272,6 +1428,95 @@ def test_other_seats_moves_are_shown_at_the_chosen_pace(table: WebServer, page: 
     gaps = [b[1] - a[1] for a, b in itertools.pairwise(shown)]
     assert any(gap >= 1400 for gap in gaps), gaps  # a bot's move waited for the pace
     assert ahead, "the server was never ahead of the page: nothing was paced"
+
+
+def events_to(target: str, name: str, credential: str, last: str) -> dict[str, int]:
+    """The seat's events counted from the game's start up to each etag, through etag `last`
+    (the seat's watch replayed from the game's first etag)."""
+    counted: dict[str, int] = {}
+    total = 0
+    with Croupier(target) as croupier:
+        for update in croupier.watch(name, credential, since_etag="1"):
+            total += len(update.events)
+            counted[update.view.etag] = total
+            if int(update.view.etag) >= int(last):
+                return counted
+    return counted
+
+
+def test_the_log_and_the_view_advance_together(table: WebServer, page: Page) -> None:
+    """Pig Mau Mau, two bots, at the fast pace: the seat's own moves (ApplyMove's answer) and
+    the other seats' (the watch, at the pace) go through one queue, so at every change of the
+    page the log holds exactly the events of the moves up to the view shown: never the seat's
+    own move on the table while the log still waits for the bots' moves before it."""
+    options = json_format.ParseDict({"finishDistance": 5}, options_for("pig_mau_mau"))
+    with Croupier(table.target) as croupier:
+        created = croupier.create(options, 3, bot_levels=["", "random", "random"], seed=5)
+    credential = created.seat_credentials[0]
+    page.goto(web(table) + "/")
+    page.evaluate("localStorage.setItem('croupier.pace', '400')")
+    page.goto("about:blank")
+    page.goto(seat_link(table, created.name, credential))
+    page.wait_for_selector("[data-testid=hand]")
+    page.evaluate(
+        "window.seen = []; new MutationObserver(() => {"
+        " const etag = document.querySelector('main')?.dataset.etag;"
+        " const lines = document.querySelectorAll('[data-testid=log] li').length;"
+        " if (etag) window.seen.push([etag, lines]);"
+        " }).observe(document.body, {subtree: true, childList: true, attributes: true})"
+    )
+    made = 0
+    deadline = time.monotonic() + GAME_LIMIT_S
+    while made < 12 and not finished(page):
+        assert time.monotonic() < deadline
+        if click_a_move(page):
+            made += 1
+        else:
+            page.wait_for_timeout(30)
+    seen: list[tuple[str, int]] = [tuple(s) for s in page.evaluate("window.seen")]
+    last = max(seen, key=lambda s: int(s[0]))[0]
+    counted = events_to(table.target, created.name, credential, last)
+    # From the first moment the log has caught up with the history (on arrival the view comes
+    # first, then the log from the game's first etag), log and view agree at every change.
+    agree = [lines == min(counted[etag], 400) for etag, lines in seen]
+    assert True in agree, seen
+    first = agree.index(True)
+    wrong = [(etag, lines, counted[etag]) for etag, lines in seen[first:] if lines != counted[etag]]
+    assert all(agree[first:]), wrong[:10]
+    assert len({etag for etag, _ in seen[first:]}) > made, "too few views shown to tell"
+
+
+def test_the_lobby_pages_through_every_open_table(table: WebServer, page: Page) -> None:
+    """More public tables with open seats than one page of ListGames holds (the lobby asks for
+    50): the lobby shows the first page and "More tables", which reads the next, until every
+    table is listed."""
+    with Croupier(table.target) as croupier:
+        made = [
+            croupier.create(options_for("one_card"), 2, open_seats=True, public=True,
+                            player_ids=["p-many-tables", ""]).name
+            for _ in range(55)
+        ]  # fmt: skip
+        try:
+            page.goto(web(table) + "/")
+            listed = page.locator("[data-testid=open-table]")
+            expect(listed.first).to_be_visible()
+            first = set(listed.evaluate_all("els => els.map(e => e.dataset.game)"))
+            assert len(first) <= 50 and not set(made) <= first, len(first)
+            more = page.locator("[data-testid=more-tables]")
+            for _ in range(10):  # a page may hold fewer than asked for: as often as offered
+                if not more.is_visible():
+                    break
+                count = listed.count()
+                more.click()
+                expect(listed).not_to_have_count(count)
+            names = listed.evaluate_all("els => els.map(e => e.dataset.game)")
+            assert set(made) <= set(names), len(set(made) - set(names))
+            assert len(names) == len(set(names))  # none twice
+            expect(more).to_be_hidden()
+        finally:  # the tables taken, so no other test's lobby lists them
+            for name in made:
+                with contextlib.suppress(CroupierError):
+                    croupier.join(name, "")
 
 
 def test_the_rematch_takes_every_seat_to_it(table: WebServer, browser: Browser) -> None:

@@ -436,3 +436,72 @@ export function centre(view: GameView): HTMLElement {
       return h("section", { class: "centre" }, view.gameType);
   }
 }
+
+// ---- the score sheet ----
+
+/** The score sheet of a game scored over several rounds, races or games: one row for each
+ * one finished, then the totals. Read from the view, which keeps every finished one. */
+export interface ScoreSheet {
+  /** What a cell counts and how the totals win. */
+  heading: string;
+  /** One column per seat (and What's Your Name?'s virtual player). */
+  columns: string[];
+  rows: { label: string; cells: string[] }[];
+  total: { label: string; cells: string[] };
+}
+
+/** The game's score sheet; none for a game played in one round (its result says it all) or
+ * scored as a team (Trinity). */
+export function scoreSheet(view: GameView): ScoreSheet | undefined {
+  const g = view.game;
+  const seats = Array.from({ length: view.seats }, (_, seat) => seatName(view, seat));
+  const nums = (list: number[]): string[] => seats.map((_, seat) => String(list[seat] ?? 0));
+  const total = tr("Total", "합계");
+  switch (g.case) {
+    case "vampireQueen": {
+      const v = g.value;
+      if (v.rounds <= 1) return undefined;
+      return {
+        heading: tr("penalty points per round: the cards left in hand; the lowest total wins", "라운드별 벌점: 손에 남은 카드, 합계가 가장 낮으면 승리"),
+        columns: seats,
+        rows: v.roundPenalties.map((r, i) => ({ label: tr(`Round ${i + 1}`, `${i + 1}라운드`), cells: nums(r.penalties) })),
+        total: { label: total, cells: nums(v.totals) },
+      };
+    }
+    case "pigMauMau": {
+      const v = g.value;
+      if (v.races <= 1) return undefined;
+      return {
+        heading: tr("points per race: a pig home, an emptied hand, the bets; the most points win", "경주별 점수: 결승에 든 돼지, 비운 손패, 베팅, 합계가 가장 높으면 승리"),
+        columns: seats,
+        rows: v.raceScores.map((r) => ({ label: tr(`Race ${r.race}`, `${r.race}번째 경주`), cells: nums(r.points) })),
+        total: { label: total, cells: nums(v.totals) },
+      };
+    }
+    case "oneCard": {
+      const v = g.value;
+      if (v.winsToMatch <= 1) return undefined;
+      return {
+        heading: tr(`games of the match: ★ the game's winner, else the cards left; ${v.winsToMatch} wins take the match`, `경기의 판: ★ 그 판의 승자, 나머지는 남은 카드, ${v.winsToMatch}승이면 경기 승리`),
+        columns: seats,
+        rows: v.history.map((r, i) => ({ label: tr(`Game ${i + 1}`, `${i + 1}번째 판`),
+          cells: seats.map((_, seat) => (seat === r.winner ? "★" : String(r.cardsLeft[seat] ?? 0))) })),
+        total: { label: tr("Games won", "이긴 판"), cells: nums(v.wins) },
+      };
+    }
+    case "whatsYourName": {
+      const v = g.value;
+      if (v.games <= 1) return undefined;
+      const players = v.players.slice().sort((a, b) => a.seat - b.seat);
+      const played = Math.max(0, ...players.map((p) => p.recordedTotals.length));
+      return {
+        heading: tr("each game's total; the lowest sum wins", "판마다 기록된 합계, 합이 가장 낮으면 승리"),
+        columns: players.map((p) => (p.virtual ? tr("virtual player", "가상 플레이어") : seatName(view, p.seat))),
+        rows: Array.from({ length: played }, (_, i) => ({ label: tr(`Game ${i + 1}`, `${i + 1}번째 판`),
+          cells: players.map((p) => String(p.recordedTotals[i] ?? "—")) })),
+        total: { label: total, cells: players.map((p) => String(p.recordedTotals.reduce((a, b) => a + b, 0))) },
+      };
+    }
+    default: return undefined;
+  }
+}

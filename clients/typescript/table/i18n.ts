@@ -100,6 +100,10 @@ const EN = {
   phase: "phase",
   faceDown: "face-down card",
   empty: "empty",
+  scoreSheet: "Score sheet",
+  noneScored: "Nothing scored yet.",
+  moreTables: "More tables",
+  tablesCapped: "The list stops here: join by a join link, or create a table.",
   lang: "한국어",
 } as const;
 
@@ -202,6 +206,10 @@ const KO: Record<Key, string> = {
   phase: "단계",
   faceDown: "뒷면 카드",
   empty: "빈 칸",
+  scoreSheet: "점수표",
+  noneScored: "아직 점수가 없습니다.",
+  moreTables: "테이블 더 보기",
+  tablesCapped: "목록은 여기까지입니다. 참가 링크로 참가하거나 테이블을 만드세요.",
   lang: "English",
 };
 

@@ -9,7 +9,7 @@ import { connectWeb, CroupierError, gameOptions, type Croupier } from "../src/we
 import type { Event, GameSummary, GameView, Move } from "../src/gen/croupier/v1/game_service_pb.js";
 import { card, h, row } from "./dom.js";
 import { describe, type Part } from "./events.js";
-import { centre, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, seatDetails, seatName, usesAll } from "./games.js";
+import { centre, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, scoreSheet, seatDetails, seatName, usesAll } from "./games.js";
 import { lang, setLang, t, tr, type Key, type Lang } from "./i18n.js";
 import "./table.css";
 
@@ -98,13 +98,33 @@ function myPlayerId(): string {
   return id;
 }
 
-/** The public tables with open seats (ListGames without the operator key: the lobby), each
- * with its clock read from its public view (a summary has none). */
+// The lobby's list comes in pages of ListGames: the first when the lobby opens, one more for
+// each click on "More tables", up to a cap (past it, tables are found by their join link).
+const TABLES_PAGE = 50;
+const TABLES_MAX_PAGES = 20;
+let lobbyPages = 1;
+let lobbyMore = false; // the server has tables past the pages read
+
+/** The public tables with open seats (ListGames without the operator key: the lobby), page
+ * after page up to `lobbyPages`, each with its clock read once from its public view (a summary
+ * has none; a table's clock never changes). */
 async function loadTables(): Promise<void> {
   try {
-    const listed = (await croupier.listGames({ pageSize: 50 })).games;
-    const clocks = await Promise.all(listed.map((g) => croupier.get(g.name).then((v) => [v.clockSeconds, Math.round(Number(v.timeBankMs[0] ?? 0n) / 1000)] as const, () => [0, 0] as const)));
-    listed.forEach((g, i) => { tableClocks.set(g.name, clocks[i]!); });
+    const listed: GameSummary[] = [];
+    const seen = new Set<string>();
+    let token = "";
+    for (let page = 0; page < lobbyPages; page++) {
+      const answer = await croupier.listGames({ pageSize: TABLES_PAGE, pageToken: token });
+      // Newest first: a table created meanwhile moves the rest down a place, so the next page
+      // may repeat the last one of this page.
+      for (const g of answer.games) if (!seen.has(g.name)) { seen.add(g.name); listed.push(g); }
+      token = answer.nextPageToken;
+      if (!token) break;
+    }
+    lobbyMore = token !== "";
+    const unknown = listed.filter((g) => !tableClocks.has(g.name));
+    const clocks = await Promise.all(unknown.map((g) => croupier.get(g.name).then((v) => [v.clockSeconds, Math.round(Number(v.timeBankMs[0] ?? 0n) / 1000)] as const, () => [0, 0] as const)));
+    unknown.forEach((g, i) => { tableClocks.set(g.name, clocks[i]!); });
     lobbyTables = listed;
   } catch {
     lobbyTables = [];
@@ -118,6 +138,9 @@ function drawTables(): void {
   const list = lobbyTables;
   const refresh = h("button", { type: "button", class: "ghost", "data-key": "refresh" }, t("refresh"));
   refresh.addEventListener("click", () => void loadTables());
+  const more = h("button", { type: "button", class: "ghost", "data-key": "more-tables", "data-testid": "more-tables" }, t("moreTables"));
+  more.addEventListener("click", () => { more.setAttribute("disabled", ""); lobbyPages += 1; void loadTables(); });
+  const past = !lobbyMore ? null : lobbyPages < TABLES_MAX_PAGES ? more : h("p", { class: "note" }, t("tablesCapped"));
   tablesBox.replaceChildren(h("h2", {}, t("openTables"), " ", refresh),
     list === null ? h("p", { class: "note" }, "…")
       : list.length === 0 ? h("p", { class: "note", "data-testid": "no-tables" }, t("noTables"))
@@ -131,7 +154,7 @@ function drawTables(): void {
         join.addEventListener("click", () => void joinTable(g.name, "", join));
         return h("li", { "data-testid": "open-table", "data-game": g.name },
           h("b", {}, tr(info.en, info.ko)), ` · ${taken}/${g.seats} ${t("seatsTaken")}`, names ? ` · ${names}` : "", ` · ${clock} `, join);
-      })));
+      })), ...(list?.length && past ? [past] : []));
 }
 
 /** Take a seat: JoinGame (a public table without its code, a private one with it), then the
@@ -318,10 +341,11 @@ let notice: string | null = null;
 let log: { event: Event; fresh: boolean }[] = [];
 let movedSeat: number | undefined;
 let loggedMoves = 0n;
-// The watch's updates not shown yet: other seats' moves are shown one at a time, `pace`
-// milliseconds apart (the server's bots answer at once), in the page only: the server is never
-// slowed. Updates the table is already past (the history replayed on arrival) go to the log
-// at once.
+// The updates not shown yet, in the game's order: the watch's, and this seat's own move from
+// ApplyMove's answer. Other seats' moves are shown one at a time, `pace` milliseconds apart
+// (the server's bots answer at once), in the page only: the server is never slowed. The view
+// and the log advance together, a move's events logged when its view is shown; only the
+// history replayed on arrival (views older than the one shown) goes to the log at once.
 let pending: { view: GameView; events: Event[] }[] = [];
 let pacing: ReturnType<typeof setTimeout> | undefined;
 let pace = Number(localStorage.getItem("croupier.pace") ?? "800") || 0;
@@ -411,12 +435,25 @@ function receive(next: GameView, events: Event[]): void {
   else render(); // the moves shown are now an older view's: drawn unplayable until it comes
 }
 
+/** This seat's own move, from ApplyMove's answer, which usually comes before the watch's copy
+ * of it. The seat moved from the view shown, so its move is the next to show: the pause after
+ * another seat's move ends (the player has seen it), and the move's view and events are shown
+ * together. The watch's copy, arriving later, is then passed over; when the copy came first,
+ * the answer is. */
+function ownMove(next: GameView, events: Event[]): void {
+  const known = (view !== undefined && next.moveCount <= view.moveCount) || pending.some((p) => p.view.moveCount >= next.moveCount);
+  if (known) { render(); return; }
+  pending.push({ view: next, events });
+  if (pacing !== undefined) clearTimeout(pacing);
+  pump();
+}
+
 function pump(): void {
   pacing = undefined;
   while (pending.length) {
     const item = pending.shift()!;
     const advances = view !== undefined && item.view.moveCount > view.moveCount;
-    onView(item.view, item.events, false, false);
+    onView(item.view, item.events);
     const others = item.events.some((e) => { const seat = eventSeat(e); return seat !== undefined && seat !== session?.seat; });
     if (advances && others && pace > 0) { // the next update waits, even one not come yet
       pacing = setTimeout(() => { pacing = undefined; if (pending.length) pump(); }, pace);
@@ -426,24 +463,20 @@ function pump(): void {
   render();
 }
 
-function onView(next: GameView, events: Event[], own: boolean, draw = true): void {
-  // Events are logged from the watch only: it delivers every move once and in order (one
-  // update may carry several moves' events), while ApplyMove's answer repeats the own move's.
-  if (!own && events.length && next.moveCount > loggedMoves) {
+function onView(next: GameView, events: Event[]): void {
+  // A move's events are logged once (the watch sends one message per move, in order; this
+  // seat's own move comes from ApplyMove's answer too, and whichever comes first is logged).
+  if (events.length && next.moveCount > loggedMoves) {
     loggedMoves = next.moveCount;
     for (const entry of log) entry.fresh = false;
-    const past = view !== undefined && next.moveCount <= view.moveCount && pending.length > 0;
+    const past = view !== undefined && next.moveCount <= view.moveCount; // the history
     log = [...events.slice().reverse().map((event) => ({ event, fresh: !past && eventSeat(event) !== session?.seat })), ...log];
     const theirs = events.filter((e) => { const seat = eventSeat(e); return seat !== undefined && seat !== session?.seat; });
     if (theirs.length) lastPlay = theirs;
     movedSeat = past ? undefined : theirs.map(eventSeat).find((seat) => seat !== undefined);
   }
-  if (view !== undefined && next.moveCount < view.moveCount) {
-    // An older view (the history replayed on arrival, or the watch's copy of a move whose
-    // ApplyMove answer came first): logged, nothing new to show.
-    if (draw) render();
-    return;
-  }
+  // An older view (the history replayed on arrival): logged, nothing new to show.
+  if (view !== undefined && next.moveCount < view.moveCount) return;
   const changed = view === undefined || next.etag !== view.etag;
   if (next.result !== undefined && view?.result === undefined && session !== null) void awaitRematch(session);
   view = next;
@@ -451,7 +484,6 @@ function onView(next: GameView, events: Event[], own: boolean, draw = true): voi
     selected = [];
     moves = next.legalMoves;
   }
-  if (draw) render();
 }
 
 // Whether a call ended without the service's answer: the server stopped or is unreachable
@@ -477,7 +509,7 @@ async function play(move: Move | Move["game"]): Promise<void> {
       if (session !== s) return;
       busy = false;
       sending = false;
-      if (response.view) onView(response.view, response.events, true);
+      if (response.view) ownMove(response.view, response.events);
       else render();
       return;
     } catch (error) {
@@ -494,11 +526,10 @@ async function play(move: Move | Move["game"]): Promise<void> {
       }
       busy = false;
       sending = false;
+      // The view stays the one shown: a newer one (a move that raced this one) comes through
+      // the watch with its events, at the pace, so the view never runs ahead of the log.
       refusal = refusalText(e);
       selected = [];
-      try { view = await croupier.get(s.name, s.cred); } catch { /* keep the last view */ }
-      if (session !== s) return;
-      moves = view?.legalMoves ?? [];
       render();
       return;
     }
@@ -587,6 +618,23 @@ function resultSection(v: GameView, me: number): HTMLElement {
     h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("seat")), h("th", {}, t("outcome")), team ? null : h("th", {}, t("score")), team ? null : h("th", {}, t("place")))),
       h("tbody", {}, rows)),
     row("create-row", again, h("a", { href: "#", class: "button" }, t("newGame"))));
+}
+
+/** The score sheet of a game scored over rounds, races or games: a row for each one finished
+ * (so a total that jumps shows where from), the totals last, the winners' marked at the end. */
+function scoreSheetSection(v: GameView): HTMLElement | null {
+  const sheet = scoreSheet(v);
+  if (sheet === undefined) return null;
+  const winners = v.result?.winners ?? [];
+  return h("section", { class: "score-sheet", "aria-label": t("scoreSheet"), "data-testid": "score-sheet" },
+    h("h2", {}, t("scoreSheet"), " ", h("small", {}, `(${sheet.heading})`)),
+    h("div", { class: "sheet" }, h("table", {},
+      h("thead", {}, h("tr", {}, h("th", {}, ""), sheet.columns.map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, sheet.rows.length
+        ? sheet.rows.map((r) => h("tr", { "data-testid": "sheet-row" }, h("th", { scope: "row" }, r.label), r.cells.map((c) => h("td", {}, c))))
+        : h("tr", {}, h("td", { colspan: sheet.columns.length + 1, class: "none" }, t("noneScored")))),
+      h("tfoot", {}, h("tr", { "data-testid": "sheet-total" }, h("th", { scope: "row" }, sheet.total.label),
+        sheet.total.cells.map((c, i) => h("td", { class: winners.includes(i) ? "winner" : undefined }, c)))))));
 }
 
 /** Every seat to the rematch: CreateGame with rematch_of is made once (later calls name the
@@ -708,7 +756,7 @@ function render(): void {
   app.replaceChildren(header(title), h("main", { class: `table g-${v.gameType}`, "data-etag": v.etag, "data-seat": me },
     notice ? h("div", { class: "alert soft", role: "status", "data-testid": "notice" }, notice) : null,
     waitingBanner(v, session),
-    result, seats, centre(v), lastEl, handEl, v.result ? null : movesEl, logEl)); // at the end: no moves to list
+    result, seats, centre(v), lastEl, handEl, v.result ? null : movesEl, scoreSheetSection(v), logEl)); // at the end: no moves to list
   if (focused) {
     const again = app.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) ?? app.querySelector<HTMLElement>("[data-key^=move-]");
     again?.focus({ preventScroll: true });
