@@ -1,5 +1,5 @@
-"""The lobby's RPCs, past their checks in GameService: JoinGame, LeaveGame, ReissueCredential,
-ListGames, GetGameRecord and rematches (CreateGame with rematch_of). Each change of a game is a
+"""The lobby's RPCs, past their checks in GameService: CreateGame (a new game, or a rematch),
+JoinGame, LeaveGame, ReissueCredential, ListGames and GetGameRecord. Each change of a game is a
 write with the version's compare-and-set, decided again when another write lands first. The
 listings, page tokens and feed entries they use are in service/lobby.py."""
 
@@ -10,7 +10,8 @@ import hmac
 import secrets
 
 from croupier.engines.core import rng
-from croupier.engines.registry import GAMES
+from croupier.engines.core.errors import InvalidOptions
+from croupier.engines.registry import GAMES, AnyEngine
 from croupier.service import auth, bots, callers, clocks, errors, keys, lobby, moves
 from croupier.service.bot_seats import BotSeats
 from croupier.service.callers import CallLog
@@ -18,7 +19,7 @@ from croupier.service.games import LoadedGame, game_name, open_seats, player_ids
 from croupier.service.store import IndexEntry
 from croupier.service.writes import GameWrites
 from croupier.v1 import game_service_pb2 as pb
-from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredGame
+from croupier.v1.storage_pb2 import IdempotencyRecord, LoggedMove, StoredClock, StoredGame
 
 LOBBY_PREFIX = keys.lobby_index(0).rsplit(":", 1)[0] + ":"
 
@@ -31,6 +32,84 @@ class LobbyCalls:
         self._settings = writes.settings
         self._states = writes.states
         self._page_secret = page_secret
+
+    async def create(
+        self,
+        request: pb.CreateGameRequest,
+        engine: AnyEngine,
+        names: list[str],
+        players: list[str],
+        levels: list[str],
+        clock: StoredClock | None,
+        record_id: str,
+        call: CallLog,
+    ) -> pb.CreateGameResponse:
+        """CreateGame past its checks: a new game of `engine`'s, its seats' credentials (none
+        for a bot seat, or an open seat without a player), written with its listing entries and
+        its clock's deadline; with a request id, made once (`record_id`: the store's name of
+        it, auth.scoped_request_id)."""
+        game_type = engine.game_type
+        digest = moves.digest_of(request.SerializeToString(deterministic=True))
+        if request.request_id:
+            kept = await self._store.get_create_record(record_id)
+            if kept is not None:
+                return _replayed_create(kept, digest, call)
+
+        seed = request.seed if request.HasField("seed") else rng.new_seed()
+        try:
+            state, _ = engine.new_game(getattr(request, game_type), request.seats, seed)
+        except InvalidOptions as exc:
+            raise errors.invalid_argument(
+                errors.Reason.INVALID_OPTIONS, exc.field, exc.message
+            ) from exc
+        players = players or [""] * request.seats
+        # With open seats, a seat without a player waits for JoinGame: no credential yet; a bot
+        # seat never has one.
+        credentials = [
+            "" if level or (request.open_seats and not player) else auth.new_credential()
+            for player, level in zip(players, levels or [""] * request.seats, strict=True)
+        ]
+        hashes = [auth.credential_hash(c) if c else b"" for c in credentials]
+        for seat, level in enumerate(levels):
+            if level:
+                hashes[seat] = bots.BOT_SEAT_HASH
+        join_code = auth.new_join_code() if request.open_seats else ""
+        stored = StoredGame(
+            game_type=game_type,
+            display_names=names or [""] * request.seats,
+            credential_hashes=hashes,
+            player_ids=players,
+            join_code_hash=auth.credential_hash(join_code) if join_code else b"",
+            public=request.public,
+            create_time_ms=lobby.now_ms(),
+            bot_levels=levels,
+            clock=clock,
+            spectators_off=request.spectators == pb.SPECTATORS_OFF,
+        )
+        game_id = secrets.token_hex(12)
+        call.game = game_id
+        # The state is packed into `stored` when the game is written (LoadedGame.encode).
+        game = LoadedGame(game_id, 1, stored, engine, state)
+        clocks.refresh(game, None, clocks.now_ms())
+        await self._writes.schedule(game)
+        await self._writes.write_new(game)
+        self._bots.start_bots(game)
+        response = pb.CreateGameResponse(
+            name=game_name(game_id),
+            etag=game.etag,
+            seat_credentials=credentials,
+            view=game.view(None),
+            join_code=join_code,
+        )
+        if request.request_id:
+            record = IdempotencyRecord(request_digest=digest, response=response.SerializeToString())
+            kept = await self._store.put_create_record(
+                record_id,
+                record.SerializeToString(),
+                self._settings.create_request_ttl_seconds,
+            )
+            return _replayed_create(kept, digest, call)
+        return response
 
     async def rematch(self, old: LoadedGame, call: CallLog) -> pb.CreateGameResponse:
         """The rematch of `old` (its caller a seat or the operator): the finished game's setup
@@ -329,6 +408,15 @@ def game_record(game: LoadedGame, entries: list[bytes]) -> pb.GetGameRecordRespo
         record.moves.add(seat=logged.seat, move=logged.move)
     clocks.add_to_record(game, record)
     return pb.GetGameRecordResponse(record=record)
+
+
+def _replayed_create(kept: bytes, digest: bytes, call: CallLog) -> pb.CreateGameResponse:
+    record = IdempotencyRecord.FromString(kept)
+    if record.request_digest != digest:
+        raise errors.request_id_reused()
+    response = pb.CreateGameResponse.FromString(record.response)
+    call.game = response.name.removeprefix("games/")
+    return response
 
 
 def _replayed_join(kept: bytes, digest: bytes, call: CallLog) -> pb.JoinGameResponse:

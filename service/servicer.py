@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from croupier.engines.core import descriptors, rng
+from croupier.engines.core import descriptors
 from croupier.engines.core.errors import InvalidOptions
 from croupier.engines.registry import GAMES
 from croupier.service import (
@@ -42,7 +41,6 @@ from croupier.service.games import (
     LoadedGame,
     Published,
     etag_of,
-    game_name,
     replayed_updates,
 )
 from croupier.service.limits import peer_address
@@ -52,7 +50,6 @@ from croupier.service.store import Commit, Store
 from croupier.service.writes import GameWrites
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc, storage_pb2
-from croupier.v1.storage_pb2 import IdempotencyRecord, StoredGame
 
 MAX_JOIN_CODE = 256
 
@@ -169,72 +166,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             )
         clock = clocks.check(request.clock if request.HasField("clock") else None)
         _check_request_id(request.request_id)
-        digest = moves.digest_of(request.SerializeToString(deterministic=True))
         # With operator keys the record is the key's own: another key (or a guess) sending the
         # same request id gets a game of its own, never this one's seat credentials.
         record_id = auth.scoped_request_id(
             call.token if self._operator_hashes else None, request.request_id
         )
-        if request.request_id:
-            kept = await self._store.get_create_record(record_id)
-            if kept is not None:
-                return self._replayed_create(kept, digest, call)
-
-        seed = request.seed if request.HasField("seed") else rng.new_seed()
-        try:
-            state, _ = engine.new_game(getattr(request, game_type), request.seats, seed)
-        except InvalidOptions as exc:
-            raise errors.invalid_argument(
-                errors.Reason.INVALID_OPTIONS, exc.field, exc.message
-            ) from exc
-        players = players or [""] * request.seats
-        # With open seats, a seat without a player waits for JoinGame: no credential yet; a bot
-        # seat never has one.
-        credentials = [
-            "" if level or (request.open_seats and not player) else auth.new_credential()
-            for player, level in zip(players, levels or [""] * request.seats, strict=True)
-        ]
-        hashes = [auth.credential_hash(c) if c else b"" for c in credentials]
-        for seat, level in enumerate(levels):
-            if level:
-                hashes[seat] = bots.BOT_SEAT_HASH
-        join_code = auth.new_join_code() if request.open_seats else ""
-        stored = StoredGame(
-            game_type=game_type,
-            display_names=names or [""] * request.seats,
-            credential_hashes=hashes,
-            player_ids=players,
-            join_code_hash=auth.credential_hash(join_code) if join_code else b"",
-            public=request.public,
-            create_time_ms=lobby.now_ms(),
-            bot_levels=levels,
-            clock=clock,
-            spectators_off=request.spectators == pb.SPECTATORS_OFF,
+        return await self._lobby.create(
+            request, engine, names, players, levels, clock, record_id, call
         )
-        game_id = secrets.token_hex(12)
-        call.game = game_id
-        # The state is packed into `stored` when the game is written (LoadedGame.encode).
-        game = LoadedGame(game_id, 1, stored, engine, state)
-        clocks.refresh(game, None, clocks.now_ms())
-        await self._writes.schedule(game)
-        await self._writes.write_new(game)
-        self._bots.start_bots(game)
-        response = pb.CreateGameResponse(
-            name=game_name(game_id),
-            etag=game.etag,
-            seat_credentials=credentials,
-            view=game.view(None),
-            join_code=join_code,
-        )
-        if request.request_id:
-            record = IdempotencyRecord(request_digest=digest, response=response.SerializeToString())
-            kept = await self._store.put_create_record(
-                record_id,
-                record.SerializeToString(),
-                self._settings.create_request_ttl_seconds,
-            )
-            return self._replayed_create(kept, digest, call)
-        return response
 
     async def _rematch(self, request: pb.CreateGameRequest, call: CallLog) -> pb.CreateGameResponse:
         """CreateGame with rematch_of: the finished game's setup with a new seed, once."""
@@ -266,15 +205,6 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     def _caller_of(self, game: LoadedGame, call: CallLog) -> int | None:
         """A seat of the game (its seat), or the operator (None); refused otherwise."""
         return callers.caller_of(game, call, self._operator_hashes)
-
-    @staticmethod
-    def _replayed_create(kept: bytes, digest: bytes, call: CallLog) -> pb.CreateGameResponse:
-        record = IdempotencyRecord.FromString(kept)
-        if record.request_digest != digest:
-            raise errors.request_id_reused()
-        response = pb.CreateGameResponse.FromString(record.response)
-        call.game = response.name.removeprefix("games/")
-        return response
 
     @unary
     async def GetGame(

@@ -16,14 +16,15 @@ LAYERS: dict[str, set[str]] = {
         "calls",
         "sessions",
         "web_gateway",
-        "lobby_calls",
         "benchmark",
         "overload",
         "main",
     },
-    # Games, moves, clocks, bots, the lobby; who is calling (a seat's credential is checked
-    # on the game as read); the per-process budgets the writes keep; the settings they read.
+    # Games, moves, clocks, bots, the lobby (its RPCs past their checks); who is calling (a
+    # seat's credential is checked on the game as read); the per-process budgets the writes
+    # keep; the settings they read.
     "application": {
+        "lobby_calls",
         "games",
         "moves",
         "writes",
