@@ -44,7 +44,8 @@ from croupier.engines.core import rng
 from croupier.engines.registry import GAMES
 from croupier.service import auth, callers, errors, keys, logs, moves
 from croupier.service.benchmark import BenchmarkService
-from croupier.service.calls import CallLog, Undecodable, _to_service_error, lenient
+from croupier.service.callers import CallLog
+from croupier.service.calls import Undecodable, _to_service_error, bearer, lenient
 from croupier.service.config import Settings
 from croupier.service.games import LoadedGame, game_name
 from croupier.service.metrics import MeasuredStore
@@ -131,8 +132,8 @@ def unary(handler: Handler) -> Callable[[Any, Any, grpc.ServicerContext], Any]:
         call = CallLog(handler.__name__)
         started = time.perf_counter()
         try:
-            call.token = auth.bearer(context.invocation_metadata())
-            self.games.admit(call, context)  # type: ignore[arg-type]  # its peer() is the same
+            call.token = bearer(context.invocation_metadata())
+            self.games.admission.admit(call, context)
             if isinstance(request, Undecodable):
                 raise errors.malformed_request(request.type_name)
             response = handler(self, request, context, call)
