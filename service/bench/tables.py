@@ -529,6 +529,47 @@ def cluster(reports: Sequence[Report]) -> list[str]:
     return _block(reports, _table(columns, reports))
 
 
+def tls(reports: Sequence[Report]) -> list[str]:
+    """A single Redis reached over TCP against the same over TLS (`--redis-tls`), in the order
+    given (runs alternating): each run's figures, then the medians of each kind."""
+
+    def kind(r: Report) -> str:
+        return "TLS (`rediss://`)" if r["config"].get("redis_tls") else "TCP (`redis://`)"
+
+    rows: list[tuple[str, float | None, float | None, float | None]] = [
+        (
+            kind(r),
+            float(r["apply_move"]["calls_per_s"]),
+            _replay_us(r),
+            _cpu(r, "replay", "redis_us_per_move"),
+        )
+        for r in reports
+    ]
+    for label in ("TCP (`redis://`)", "TLS (`rediss://`)"):
+        runs = [row for row in rows if row[0] == label]
+        if len(runs) > 1:
+            rows.append(
+                (
+                    f"median, {label}",
+                    _median([r[1] for r in runs]),
+                    _median([r[2] for r in runs]),
+                    _median([r[3] for r in runs]),
+                )
+            )
+    columns: list[Column] = [
+        ("Redis over", lambda x: x[0]),
+        ("ApplyMove/s", lambda x: number(x[1])),
+        ("server µs per ApplyMove", lambda x: number(x[2], 1)),
+        ("Redis µs per ApplyMove", lambda x: number(x[3], 1)),
+    ]
+    return _block(reports, _table(columns, rows))
+
+
+def _median(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
 def features(reports: Sequence[Report]) -> list[str]:
     """What a turn clock, the feed's move events and bot seats cost a move: the first report
     without any, each other with one, or the bot seats' (`--bot-games`)."""
@@ -696,6 +737,7 @@ RENDERERS: dict[str, Renderer] = {
     "long-game": long_game,
     "cores": cores,
     "cluster": cluster,
+    "tls": tls,
     "features": features,
     "targets": targets,
 }

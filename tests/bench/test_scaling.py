@@ -95,6 +95,18 @@ def test_redis_cluster_serves_the_replay(tmp_path: Path) -> None:
     assert {"redis", "redis1", "redis2"} <= set(report["cpu"]["replay"])
 
 
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
+def test_redis_over_tls_serves_the_replay(tmp_path: Path) -> None:
+    """--redis-tls: the started server on a private Redis reached by rediss://."""
+    report = _run(
+        tmp_path, "--redis-tls", "--game", "trinity", "--replay-only", "--concurrency", "2",
+        *SHORT,
+    )  # fmt: skip
+    _replayed_without_errors(report)
+    assert report["config"]["redis_tls"] is True
+    assert "redis" in report["cpu"]["replay"]  # the TLS Redis's CPU is measured
+
+
 def test_clock_and_feed_moves_and_workers_replay(tmp_path: Path) -> None:
     report = _run(
         tmp_path, "--clock", "3600", "--server-arg=--feed-moves", "--server-arg=--workers=2",
