@@ -68,7 +68,8 @@ log = structlog.get_logger(__name__)
 # deadline has passed (by Redis's clock); otherwise {state, version, record} of the game as it
 # is now (false when absent): a request already applied is never applied again, and a caller
 # whose version was stale decides again from it. The due-index and feed entries come only on
-# a single Redis: in a cluster their keys are in other slots, and the caller writes them.
+# a single Redis: in a cluster their keys are in other slots, and `RedisStore.commit` sends them
+# around the script.
 COMMIT_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'v', 't')
 if current[1] == ARGV[2] and current[2] == ARGV[7] then
