@@ -408,13 +408,18 @@ class RespClient(Commands):
             return self._protocol
 
     async def _connect(self) -> _Protocol:
+        protocol: _Protocol | None = None
         try:
             async with asyncio.timeout(self._connect_timeout):
                 _, protocol = await self.endpoint.open(lambda: _Protocol(self._timeout))
                 for command in self.endpoint.setup:
                     await protocol.send(_pack(command), 1)[0]
-        except (OSError, TimeoutError) as exc:  # ssl.SSLError is an OSError
-            raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
+        except BaseException as exc:
+            if protocol is not None:  # AUTH or SELECT refused, or too late: not kept
+                protocol.close()
+            if isinstance(exc, OSError | TimeoutError):  # ssl.SSLError is an OSError
+                raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
+            raise
         return protocol
 
     async def execute_command(self, *args: Arg) -> Any:

@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
 from croupier.service.durability import Durability
 from croupier.service.embedded_redis import EmbeddedRedis, self_signed_certificate
 from croupier.service.redis_store import RedisStore
-from croupier.service.store import Commit, NotDurable, Snapshot
+from croupier.service.store import Commit, NotDurable, Snapshot, StoreUnavailable
 from tests.redis_cluster import EmbeddedRedisCluster
 from tests.service.helpers import create
 from tests.service.test_watch import Players, collect
@@ -78,3 +79,17 @@ def test_a_server_on_a_tls_url_plays_and_watches(server: EmbeddedRedis) -> None:
         watcher.wait_count(4)
         etags = [int(m.view.etag) for m in watcher.received]
         assert etags == list(range(1, players.moves + 2))
+
+
+def test_a_password_in_the_url_reaches_commands_and_pubsub(certificate: tuple[Path, Path]) -> None:
+    """`[:PASSWORD@]` (docs/deployment.md) authenticates every connection: the commands', the
+    subscriber's, over TLS and a socket alike; a wrong one is StoreUnavailable."""
+    with EmbeddedRedis(tls=certificate, unix_socket=True) as protected:
+        with redis.Redis(port=protected.port) as plain:
+            plain.config_set("requirepass", "s3cret")
+        tls = protected.tls_url.replace("rediss://", "rediss://:s3cret@")
+        unix = protected.unix_url.replace("unix://", "unix://:s3cret@")
+        for url in (tls, unix):
+            asyncio.run(play_one_move(url))
+        with pytest.raises(StoreUnavailable):
+            asyncio.run(play_one_move(tls.replace("s3cret", "wrong")))
