@@ -226,6 +226,16 @@ def patient(context: BrowserContext) -> BrowserContext:
     return context
 
 
+def at_once(context: BrowserContext) -> BrowserContext:
+    """The context's pages show other seats' moves at once (the pace "at once", set before the
+    page's script reads it): where the pace is not under test, a game at the default pace
+    waits 0.8 s after every other seat's move."""
+    context.add_init_script(
+        "try { localStorage.setItem('croupier.pace', '0') } catch { /* about:blank */ }"
+    )
+    return context
+
+
 expect.set_options(timeout=PATIENCE_MS)
 
 
@@ -861,14 +871,15 @@ class SeatViews:
 
 
 def dom_hand(page: Page) -> list[str]:
-    return [
-        e.get_attribute("data-card") or ""
-        for e in page.query_selector_all("[data-testid=hand] [data-card]")
-    ]
+    """The hand's cards' keys, in the order shown (read in one evaluation)."""
+    keys: list[str] = page.eval_on_selector_all(
+        "[data-testid=hand] [data-card]", "els => els.map(e => e.dataset.card)"
+    )
+    return keys
 
 
 def test_two_seats_never_see_each_others_cards(table: WebServer, browser: Browser) -> None:
-    contexts = [patient(browser.new_context(viewport=DESKTOP)) for _ in range(2)]
+    contexts = [at_once(patient(browser.new_context(viewport=DESKTOP))) for _ in range(2)]
     pages = [context.new_page() for context in contexts]
     watched = [Watched(p) for p in pages]
     links = create_in_lobby(pages[0], web(table), "whats_your_name", 2, {"hiddenCard": "on"},
@@ -967,6 +978,7 @@ def to_act(page: Page) -> tuple[str, list[str], list[str]]:
 
 
 def test_a_refused_move_shows_its_rule_and_a_reload_resumes(table: WebServer, page: Page) -> None:
+    at_once(page.context)
     watched = Watched(page)
     links = create_in_lobby(page, web(table), "vampire_queen", 3, {"rounds": "1"})
     page.goto(links[0])
@@ -1418,7 +1430,7 @@ def test_other_seats_moves_are_shown_at_the_chosen_pace(table: WebServer, page: 
             " }).observe(document.body, {subtree: true, childList: true, attributes: true})"
         )
         ahead = False
-        for _ in range(4):  # a few of this seat's moves, each followed by both bots'
+        for _ in range(2):  # two of this seat's moves, each followed by both bots'
             page.wait_for_selector(PLAYABLE)
             page.click(PLAYABLE)
             page.wait_for_timeout(300)
@@ -1566,11 +1578,12 @@ def test_two_people_and_a_bot_through_the_lobby_list(
     one bot. Bo, named, finds it under Open tables (game, seats taken, names, clock) and joins
     with one click (a public game's seat needs no join code); both play it to the end."""
     _, options = GAMES[game]
-    contexts = [patient(browser.new_context(viewport=DESKTOP, locale="en-US")) for _ in range(2)]
+    contexts = [
+        at_once(patient(browser.new_context(viewport=DESKTOP, locale="en-US"))) for _ in range(2)
+    ]
     ana, bo = (context.new_page() for context in contexts)
     watched = [Watched(ana), Watched(bo)]
     ana.goto(web(table) + "/")
-    ana.evaluate("localStorage.setItem('croupier.pace', '0')")  # the bots' moves at once
     ana.fill("#name", "Ana")
     ana.select_option("#game", game)
     ana.fill("#seats", "3")
@@ -1588,7 +1601,6 @@ def test_two_people_and_a_bot_through_the_lobby_list(
     assert ana.get_attribute("[data-testid=invite]", "href")  # the join link, to hand out
     name, _ = link_parts(ana.url)
     bo.goto(web(table) + "/")
-    bo.evaluate("localStorage.setItem('croupier.pace', '0')")
     bo.fill("#name", "Bo")
     listed = bo.locator(f"[data-testid=open-table][data-game='{name}']")
     expect(listed).to_contain_text("Ana")
@@ -1622,19 +1634,14 @@ def test_a_phone_keeps_the_moves_in_view_and_shows_the_result(
 ) -> None:
     """At 375 by 667 pixels, in Korean and in English: at every turn of the seat its moves
     are on the screen (the sticky action bar) and nothing is wider than it; the tab's title
-    says it is the seat's turn; at the end the result is scrolled into view."""
-    context = patient(browser.new_context(viewport=PHONE_SMALL, locale="en-US"))
+    says it is the seat's turn; at the end the result is scrolled into view. Two rounds: the
+    score sheet is on the phone too."""
+    context = at_once(patient(browser.new_context(viewport=PHONE_SMALL, locale="en-US")))
+    context.add_init_script(f"try {{ localStorage.setItem('croupier.lang', {lang!r}) }} catch {{}}")
     page = context.new_page()
+    options = json_format.ParseDict({"rounds": 2}, options_for("vampire_queen"))
     with Croupier(table.target) as croupier:
-        created = croupier.create(
-            options_for("vampire_queen"), 3, bot_levels=["", "random", "random"]
-        )
-    page.goto(web(table) + "/")
-    page.evaluate(
-        f"localStorage.setItem('croupier.lang', {lang!r});"
-        " localStorage.setItem('croupier.pace', '0')"
-    )
-    page.goto("about:blank")  # a new document, which reads the language chosen
+        created = croupier.create(options, 3, bot_levels=["", "random", "random"])
     page.goto(seat_link(table, created.name, created.seat_credentials[0]))
     page.wait_for_selector("[data-testid=hand]")
     turn = "내 차례" if lang == "ko" else "Your turn"
@@ -1664,6 +1671,8 @@ def test_a_phone_keeps_the_moves_in_view_and_shows_the_result(
 
     play_until_result(page, click_a_move, at_move=at_move)
     assert checks > 0
+    expect(page.locator("[data-testid=sheet-row]")).to_have_count(2)
+    assert fits_the_width(page), "the score sheet is wider than the phone"
     box = page.locator("[data-testid=result]").bounding_box()
     assert box is not None and box["y"] < 667 and box["y"] + 40 > 0, box  # in view
     assert turn not in page.title()
