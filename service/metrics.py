@@ -320,8 +320,9 @@ class MeasuredStore:
         result: CommitResult = await self._timed("commit", self._store.commit(commit))
         # The commit's entries Redis refused: counted as refused commands of their own would
         # be, now or once Redis has answered them.
-        _count_refused(result)
-        if result.later is not None:
+        if result.feed_lost or result.due_refused:
+            _count_refused(result)
+        elif result.later is not None:
             result.later.add_done_callback(_count_refused_later)
         return result
 

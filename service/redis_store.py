@@ -312,6 +312,8 @@ class RedisStore:
     async def commit(self, commit: Commit) -> CommitResult:
         if not self.cluster or (commit.due is None and not commit.feed):
             script_keys, args = commit_arguments(commit, self._token(), entries=True)
+            if self._wait is None:  # the hot path: one script, nothing around it
+                return commit_result(await self._commit(keys=script_keys, args=args))
             return await self._run_commit(script_keys, args)
         # A cluster: the deadline ahead of the commit, written to its master's connection
         # before the commit is sent; the feed entries after it, once it is written. Neither
