@@ -214,8 +214,10 @@ async def _refuse(
 # whose write of that message fails because the refusal came first reports INTERNAL ("Internal
 # error from Core") instead of the refusal (its failed write overwrites the status received,
 # details and trailers included), and so never retries. A client sends its `start` at once, so
-# the refusal waits for it, this long at most.
-SESSION_START_WAIT_SECONDS = 1.0
+# the refusal waits for it, this long at most: seconds, as a client on a loaded machine (or
+# behind a slow link) may take that long; the wait holds only the refused stream, which the
+# per-address and per-connection stream limits bound.
+SESSION_START_WAIT_SECONDS = 5.0
 
 
 async def _first_message(request: object) -> None:

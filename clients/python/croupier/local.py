@@ -69,7 +69,7 @@ class ServerExited(RuntimeError):
 
 def wait_serving(
     target: str,
-    timeout: float = 20.0,
+    timeout: float = 60.0,
     tls_root: Path | None = None,
     process: subprocess.Popen[bytes] | None = None,
 ) -> None:
@@ -137,7 +137,7 @@ class LocalServer:
         self.port = free_port()
         self.target = f"127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 20.0) -> LocalServer:
+    def start(self, timeout: float = 60.0) -> LocalServer:
         if not server_installed():
             raise ServerNotInstalled(
                 "no server here: give --target HOST:PORT, or install the server (croupier)"
