@@ -22,7 +22,6 @@ and a wait: the write is confirmed durable, or NotDurable is raised.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import hashlib
 import itertools
@@ -332,7 +331,10 @@ class RedisStore:
             feed = [self._sent(self._redis, *_xadd(entry)) for entry in commit.feed]
         if due is None and not feed:
             return result
-        return dataclasses.replace(result, later=_later(due, feed))
+        # Its own result: WRITTEN and the others are shared.
+        return CommitResult(
+            result.written, result.current, result.too_late, later=_later(due, feed)
+        )
 
     async def _run_commit(self, script_keys: list[str], args: list[Any]) -> CommitResult:
         if self._wait is None:
@@ -654,37 +656,40 @@ def _later(
     due: asyncio.Future[Any] | None, feed: list[asyncio.Future[Any]]
 ) -> asyncio.Future[CommitResult]:
     """What Redis refused of a commit's entries sent around it (`due`, the deadline's reply;
-    `feed`, the feed entries'), once it has answered them all, in `_store_errors`'s words."""
+    `feed`, the feed entries'), once it has answered them all, in `_store_errors`'s words.
+    Callbacks on the replies, no task and no gather: a clocked move in a cluster has one."""
     later: asyncio.Future[CommitResult] = asyncio.get_running_loop().create_future()
-    replies = asyncio.gather(*([due] if due is not None else []), *feed, return_exceptions=True)
+    replies = [due, *feed] if due is not None else feed
+    pending = [len(replies)]
 
-    def answered(gathered: asyncio.Future[list[Any]]) -> None:
-        outcomes = (
-            [asyncio.CancelledError()] * (len(feed) + (due is not None))
-            if gathered.cancelled()
-            else gathered.result()
-        )
-        errors = [_refusal(o) if isinstance(o, BaseException) else None for o in outcomes]
+    def answered(_: asyncio.Future[Any]) -> None:
+        pending[0] -= 1
+        if pending[0] or later.done():
+            return
+        errors = [_refusal(reply) for reply in replies]
         due_error = errors.pop(0) if due is not None else None
-        refusal = next((e for e in [due_error, *errors] if e is not None), "")
-        lost = sum(e is not None for e in errors)
-        if not later.done():
-            later.set_result(
-                CommitResult(
-                    True, feed_lost=lost, due_refused=due_error is not None, refusal=refusal
-                )
-            )
+        lost = sum(error is not None for error in errors)
+        if due_error is None and not lost:
+            later.set_result(WRITTEN)  # nothing refused
+            return
+        refusal = next(error for error in [due_error, *errors] if error is not None)
+        later.set_result(
+            CommitResult(True, feed_lost=lost, due_refused=due_error is not None, refusal=refusal)
+        )
 
-    replies.add_done_callback(answered)
+    for reply in replies:
+        reply.add_done_callback(answered)
     return later
 
 
-def _refusal(error: BaseException) -> str:
-    if isinstance(error, TimeoutError):
-        return "timeout"
-    if isinstance(error, asyncio.CancelledError):
+def _refusal(reply: asyncio.Future[Any]) -> str | None:
+    """Why a command sent without waiting failed, in `_store_errors`'s words; None if not."""
+    if reply.cancelled():
         return "cancelled"
-    return type(error).__name__
+    error = reply.exception()
+    if error is None:
+        return None
+    return "timeout" if isinstance(error, TimeoutError) else type(error).__name__
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:
