@@ -9,7 +9,7 @@ import { connectWeb, CroupierError, gameOptions, type Croupier } from "../src/we
 import type { Event, GameSummary, GameView, Move } from "../src/gen/croupier/v1/game_service_pb.js";
 import { card, h, row } from "./dom.js";
 import { describe, type Part } from "./events.js";
-import { centre, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, scoreSheet, seatDetails, seatName, usesAll } from "./games.js";
+import { centre, GAMES, gameInfo, hand, moveKeys, moveLabel, rawPlay, scoreSheet, seatDetails, seatName, usesAll, type OptionSpec } from "./games.js";
 import { lang, setLang, t, tr, type Key, type Lang } from "./i18n.js";
 import "./table.css";
 
@@ -171,7 +171,7 @@ async function joinTable(name: string, code: string, button: HTMLElement): Promi
   }
 }
 
-function optionInput(spec: (typeof GAMES)[number]["options"][number], gameType: string): HTMLElement {
+function optionInput(spec: OptionSpec, gameType: string): HTMLElement {
   const id = `opt-${spec.key.replace(".", "-")}`;
   const label = tr(spec.en, spec.ko);
   if (spec.kind === "bool") return h("label", { class: "check" }, h("input", { type: "checkbox", id, "data-key": id }), " ", label);
@@ -575,36 +575,19 @@ function sentence(parts: Part[]): (string | HTMLElement)[] {
   return parts.map((p) => (typeof p === "string" ? p : card(p ?? undefined, { class: `card mini ${p?.tone ?? "back"}` })));
 }
 
-/** How each game is scored, for the result: written by the page from the game, in either
- * language (the server's summary is English). */
-const SCORING: Record<string, [string, string]> = {
-  whats_your_name: ["The lowest total wins; ties go to the priority holder.", "합계가 가장 낮은 자리가 이깁니다. 같으면 우선권을 가진 자리가 이깁니다."],
-  one_card: ["The first to empty their hand wins; the others are placed by fewer cards left (in a match: by games won).", "손패를 먼저 비운 자리가 이깁니다. 나머지는 남은 카드가 적은 순서입니다 (경기에서는 이긴 판 수)."],
-  pig_mau_mau: ["The most points after the races wins; ties share the win.", "경주가 끝난 뒤 점수가 가장 높은 자리가 이깁니다. 같으면 함께 이깁니다."],
-  vampire_queen: ["The lowest total penalty wins; ties share the win.", "벌점 합계가 가장 낮은 자리가 이깁니다. 같으면 함께 이깁니다."],
-};
-
+/** The result: who won, and why, written by the page from the result's fields and the game's
+ * module, in either language (the server's summary is English). */
 function resultSection(v: GameView, me: number): HTMLElement {
   const r = v.result!;
   const won = (seat: number): boolean => r.winners.includes(seat);
   const names = (seats: number[]): string => seats.map((seat) => seatName(v, seat)).join(", ");
-  let headline: string;
-  let summary: string;
-  const team = v.game.case === "trinity";
-  if (team) {
-    // Trinity is cooperative: every seat wins or loses together; no places.
-    const outcome = v.game.case === "trinity" ? v.game.value.outcome : 0;
-    headline = r.winners.length ? tr("The team won!", "팀 승리!") : tr("The team lost.", "팀 패배.");
-    summary = outcome === 1 ? tr("The board is complete.", "보드가 완성되었습니다.")
-      : outcome === 3 ? tr("A Jack, Queen or King was discarded.", "J, Q, K 중 한 장을 버렸습니다.")
-      : tr("Every hand is empty and the board is not complete.", "손패가 모두 비었고 보드가 완성되지 않았습니다.");
-  } else {
-    headline = won(me) ? tr("You won!", "이겼습니다!") : r.winners.length ? tr(`You lost. Won: ${names(r.winners)}.`, `졌습니다. 승리: ${names(r.winners)}.`)
-      : tr("Nobody won.", "아무도 이기지 못했습니다.");
-    const [en, ko] = SCORING[v.gameType] ?? ["", ""];
-    summary = tr(en, ko);
-    if (v.gameType === "whats_your_name" && !r.winners.length) summary += tr(" The virtual player has the lowest total.", " 가상 플레이어의 합계가 가장 낮습니다.");
-  }
+  const game = gameInfo(v.gameType);
+  // A cooperative game (Trinity): every seat wins or loses together; no places.
+  const team = game.team === true;
+  const headline = team ? (r.winners.length ? tr("The team won!", "팀 승리!") : tr("The team lost.", "팀 패배."))
+    : won(me) ? tr("You won!", "이겼습니다!") : r.winners.length ? tr(`You lost. Won: ${names(r.winners)}.`, `졌습니다. 승리: ${names(r.winners)}.`)
+    : tr("Nobody won.", "아무도 이기지 못했습니다.");
+  const summary = game.summary(v);
   const rows = [...r.seats].sort((a, b) => a.placement - b.placement || a.seat - b.seat).map((s) =>
     h("tr", { class: won(s.seat) ? "winner" : "", "data-testid": `result-${s.seat}` },
       h("td", {}, seatName(v, s.seat), s.seat === me ? ` (${t("you")})` : ""),
@@ -699,7 +682,7 @@ function render(): void {
   const selectedKeys = selected.map((i) => myHand[i]?.key ?? "");
   const handEl = h("section", { class: "hand", "aria-label": t("hand"), "data-testid": "hand" }, h("h2", {}, t("hand"), ` (${myHand.length})`),
     row("cards", myHand.length === 0 ? h("span", { class: "none" }, "—") : myHand.map((c, i) => {
-      const usable = moves.some((m) => moveKeys(m).includes(c.key));
+      const usable = moves.some((m) => moveKeys(m, v).includes(c.key));
       const el = card(c.face, { class: `card ${c.face.tone}${usable ? " usable" : ""}${selected.includes(i) ? " selected" : ""}`, "aria-pressed": selected.includes(i) ? "true" : "false", "data-key": `hand-${i}`, "data-card": c.key }, true);
       el.addEventListener("click", () => {
         selected = selected.includes(i) ? selected.filter((x) => x !== i) : [...selected, i];
@@ -710,12 +693,12 @@ function render(): void {
     })));
 
   const sameCards = (m: Move): boolean => {
-    const keys = moveKeys(m).slice().sort();
+    const keys = moveKeys(m, v).slice().sort();
     const want = selectedKeys.slice().sort();
     return keys.length === want.length && keys.every((k, i) => k === want[i]);
   };
   // Two equal cards selected keep only the moves that use both (a multiset, not a set).
-  const shown = selected.length ? moves.filter((m) => usesAll(m, selectedKeys)) : moves;
+  const shown = selected.length ? moves.filter((m) => usesAll(m, v, selectedKeys)) : moves;
   const moveButtons = shown.map((m) => {
     const index = moves.indexOf(m);
     // While newer updates wait to be shown (the pace), these moves are an older view's.
