@@ -1,16 +1,19 @@
 """Adding a game is what docs/api.md's recipe ("Adding a game") says, and no more: in a copy of
-the repository, the test game of files/ (High Card: its package, proto, rules page and tests,
-all new files) is added with the recipe's edits to existing files, the code is generated as
-`make proto` does, and then the generic tests, the service over gRPC and `croupier-play` take
-the game up by themselves.
+the repository, the test game of files/ (High Card: its package, proto, rules page, tests and
+browser table module, all new files) is added with the recipe's edits to existing files, the
+code is generated as `make proto` and `npm run generate` do and the table is built, and then the
+generic tests, the service over gRPC, `croupier-play` and the browser table take the game up by
+themselves.
 
 The edits to existing files are counted: the registry's tuple of ids, the oneofs of
-game_service.proto and the games index (storage.proto holds the state in an Any: no edit).
-Everything else (clients, service, the other tests, the README) derives from those.
+game_service.proto, the games index (storage.proto holds the state in an Any: no edit) and the
+table's registry of game modules. Everything else (clients, service, the other tests, the
+README) derives from those.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -28,8 +31,11 @@ EDITED = {
     "engines/registry.py",
     "protos/croupier/v1/game_service.proto",
     "docs/games/README.md",
+    "clients/typescript/table/registry.ts",
 }
 GENERATED = "clients/python/croupier/v1/"
+TS = "clients/typescript"
+NODE_MODULES = ROOT / TS / "node_modules"
 
 
 def add_member(proto: str, message: str, oneof: str, type_name: str, comment: str) -> str:
@@ -77,6 +83,42 @@ def apply_recipe(repo: Path) -> None:
     row = f"| `{GAME}` | High Card | 2\N{EN DASH}4 | [{GAME}.md]({GAME}.md) | HC-x.y |\n"
     text = index.read_text()
     index.write_text(text[: rows[-1].end()] + row + text[rows[-1].end() :])
+    table = repo / TS / "table" / "registry.ts"
+    text = table.read_text()
+    last = list(re.finditer(r"^export \{ default as \w+ \} from .*\n", text, re.M))[-1]
+    line = f'export {{ default as {GAME} }} from "./games/{GAME}.js";\n'
+    table.write_text(text[: last.end()] + line + text[last.end() :])
+
+
+def table_output() -> str:
+    """The folder `npm run build:table` writes the page to, relative to the repository."""
+    script = json.loads((ROOT / TS / "package.json").read_text())["scripts"]["build:table"]
+    outfile = re.search(r"--outfile=(\S+)", script)
+    assert outfile, script
+    return os.path.dirname(os.path.normpath(f"{TS}/{outfile.group(1)}")) + "/"
+
+
+def node(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A command of the copy's TypeScript client, with this repository's installed packages."""
+    bin_dir = repo / TS / "node_modules" / ".bin"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(
+        args, cwd=repo / TS, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def build_table(repo: Path) -> bool:
+    """`npm run generate` (the TypeScript client's code, from the copy's protos) and `npm run
+    build:table`, as the recipe says; False where Node.js or the installed packages are missing
+    (make node installs them)."""
+    if shutil.which("node") is None or not (NODE_MODULES / ".bin").is_dir():
+        return False
+    # The installed packages, linked: only generate, tsc, tsx and esbuild run in the copy.
+    (repo / TS / "node_modules").symlink_to(NODE_MODULES)
+    for script in ("generate", "build:table"):
+        done = node(repo, "npm", "run", "--silent", script)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return True
 
 
 def copy_of_repository(target: Path) -> dict[str, bytes]:
@@ -106,15 +148,19 @@ def copy_of_repository(target: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the repository with the sixth game added and its code generated."""
+    """A copy of the repository with the sixth game added, its code generated and (where
+    Node.js is installed) its browser table built."""
     copy = tmp_path_factory.mktemp("repository")
     before = copy_of_repository(copy)
     apply_recipe(copy)
     subprocess.run(
         [sys.executable, "protos/generate.py"], cwd=copy, check=True, capture_output=True
     )
+    built = build_table(copy)
     changed = {name for name, data in before.items() if (copy / name).read_bytes() != data}
-    assert {name for name in changed if not name.startswith(GENERATED)} == EDITED
+    generated = (GENERATED, table_output())
+    assert {name for name in changed if not name.startswith(generated)} == EDITED
+    assert built == any(name.startswith(table_output()) for name in changed)  # the page rebuilt
     return copy
 
 
@@ -128,11 +174,15 @@ def run(repo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedPro
     )
 
 
-def test_the_recipe_edits_three_existing_files(repo: Path) -> None:
-    """The registry, game_service.proto's oneofs and the games index (checked by the fixture);
-    the rest of the recipe is new files."""
+def test_the_recipe_edits_four_existing_files(repo: Path) -> None:
+    """The registry, game_service.proto's oneofs, the games index and the table's registry
+    (checked by the fixture); the rest of the recipe is new files."""
     new = {str(p.relative_to(FILES)) for p in FILES.rglob("*") if p.is_file()}
-    assert {f"engines/{GAME}/engine.py", f"protos/croupier/v1/{GAME}.proto"} <= new
+    assert {
+        f"engines/{GAME}/engine.py",
+        f"protos/croupier/v1/{GAME}.proto",
+        f"{TS}/table/games/{GAME}.ts",
+    } <= new
     assert (repo / GENERATED / f"{GAME}_pb2.py").exists()
 
 
@@ -174,6 +224,48 @@ def test_croupier_play_plays_it_with_the_generic_transcript(repo: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "trick_won:" in done.stdout and "game_over:" in done.stdout
+
+
+# What the page's own code makes of the game: its module found by the game type, a move and an
+# event in its words (run with tsx: the modules draw nothing until asked, so no browser).
+TABLE_CHECK = """
+import type { Event, GameView, Move } from "./src/gen/croupier/v1/game_service_pb.js";
+import { describe } from "./table/events.js";
+import { GAMES, gameInfo, moveLabel } from "./table/games.js";
+const view = { seats: 2, displayNames: ["Ana", ""], gameType: "high_card", viewerSeat: 0,
+  game: { case: "highCard", value: { hand: [9, 3], handSizes: [2, 2], trick: [], leader: 0,
+  turn: 0, points: [0, 0] } } } as unknown as GameView;
+const won = { game: { case: "highCard", value: { kind: { case: "trickWon",
+  value: { seat: 1, card: 12 } } } } } as unknown as Event;
+const play = { game: { case: "highCard", value: { kind: { case: "play",
+  value: { card: 9 } } } } } as unknown as Move;
+const line = describe(won, view)!;
+console.log(JSON.stringify({
+  lobby: GAMES.map((g) => g.id), name: gameInfo("high_card").en, seat: line.seat,
+  sentence: line.parts.map((p) => (typeof p === "string" ? p : (p?.label ?? "?"))).join(""),
+  move: moveLabel(play, view),
+}));
+"""
+
+
+def test_the_browser_table_draws_it(repo: Path) -> None:
+    """The table's registry finds the game's module: the page type-checks against the client
+    generated from the copy's protos, its bundle holds the module, and the page lists the game
+    in the lobby and writes its moves and events in the module's words."""
+    if not (repo / TS / "node_modules").exists():
+        pytest.skip("Node.js and the TypeScript client's packages are needed (make node)")
+    checked = node(repo, "tsc", "--noEmit", "-p", ".")
+    assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]
+    assert "High Card" in (repo / table_output() / "table.js").read_text()
+    script = repo / TS / "sixth_game_table_check.ts"
+    script.write_text(TABLE_CHECK)
+    done = node(repo, "tsx", script.name)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert GAME in seen["lobby"] and len(seen["lobby"]) == 6, seen
+    assert seen["name"] == "High Card"
+    assert (seen["seat"], seen["sentence"]) == (1, "Seat 1 wins the trick with 12."), seen
+    assert seen["move"] == "Play 9", seen
 
 
 @pytest.mark.slow
