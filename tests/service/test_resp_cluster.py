@@ -13,7 +13,7 @@ from redis.crc import key_slot as redis_py_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from croupier.service.embedded_redis import self_signed_certificate
+from croupier.service.embedded_redis import EmbeddedRedis, self_signed_certificate
 from croupier.service.redis_client import connect, subscriber
 from croupier.service.resp import RespClient, Subscriber
 from croupier.service.resp_cluster import ClusterClient, ClusterSubscriber, command_slot, key_slot
@@ -322,3 +322,46 @@ def test_a_cluster_over_tls_runs_the_same_clients(tmp_path: Path) -> None:
             await client.aclose()
 
         asyncio.run(run())
+
+
+def test_a_channel_follows_a_failover_of_its_master() -> None:
+    """A manual failover of a channel's master: its replica takes the slot, the old master
+    drops the subscription (or its connection goes), and the channel is subscribed on the new
+    master, where the next message is heard."""
+    channel = "croupier:{failing-over}:moves"
+    with EmbeddedRedisCluster(masters=3, replicas=1) as replicated:
+
+        async def run() -> None:
+            client = ClusterClient(replicated.url, timeout=5)
+            heard = Heard()
+            pubsub = ClusterSubscriber(client, heard.delivered, heard.confirmed.append)
+            await pubsub.subscribe(channel)
+            await heard.until(lambda: heard.confirmed == [channel])
+            old_port, old_id = owner(replicated, key_slot(channel))
+            replica = next(
+                node for node in replicated.nodes if _master_of(replicated, node) == old_id
+            )
+            with replicated.client(replica) as c:
+                c.execute_command("CLUSTER", "FAILOVER")
+            for _ in range(200):
+                if owner(replicated, key_slot(channel))[0] != old_port:
+                    break
+                await asyncio.sleep(0.05)
+            replicated.wait_ok()
+            await heard.until(lambda: heard.confirmed.count(channel) == 2)
+            assert await client.execute_command("SPUBLISH", channel, b"after") == 1
+            await heard.until(lambda: (channel, b"after") in heard.messages)
+            await pubsub.aclose()
+            await client.aclose()
+
+        asyncio.run(run())
+
+
+def _master_of(cluster: EmbeddedRedisCluster, node: EmbeddedRedis) -> str | None:
+    """The id of the master `node` replicates; None for a master."""
+    with cluster.client(node) as c:
+        for line in c.execute_command("CLUSTER", "NODES").decode().splitlines():
+            fields = line.split()
+            if "myself" in fields[2]:
+                return fields[3] if "slave" in fields[2] else None
+    return None
