@@ -1,4 +1,5 @@
-"""The lean Redis client (service/resp.py) against a real redis-server."""
+"""The store's Redis client (service/resp.py) against a real redis-server: commands, group
+commit, deadlines, over TCP, TLS and a Unix socket, and its pub/sub subscriber."""
 
 from __future__ import annotations
 

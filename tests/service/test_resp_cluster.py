@@ -1,5 +1,6 @@
-"""The lean Redis Cluster client (service/resp_cluster.py) against a real three-master cluster:
-routing by slot and hash tag, MOVED and ASK during a slot's migration, a node's restart."""
+"""The Redis Cluster client (service/resp_cluster.py) against a real three-master cluster:
+routing by slot and hash tag, MOVED and ASK during a slot's migration, a node's restart; its
+pub/sub following a channel's slot through a resharding and a failover; TLS to every node."""
 
 from __future__ import annotations
 
