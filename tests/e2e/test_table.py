@@ -824,6 +824,8 @@ def test_the_score_sheet_shows_every_round(game: str, table: WebServer, page: Pa
     sheet = page.locator("[data-testid=score-sheet]")
     expect(sheet).to_contain_text("Score sheet")
     expect(sheet.locator("[data-testid=sheet-row] th").first).to_have_text(label[0])
+    if game == "vampire_queen":
+        sheet.screenshot(path=SCREENSHOTS / "score-sheet.png")
     page.click("#lang")
     expect(sheet).to_contain_text("점수표")
     expect(sheet.locator("[data-testid=sheet-row] th").first).to_have_text(label[1])
