@@ -3,7 +3,7 @@
 // sentences are the game's module's (games/); this file reads what every event shares.
 
 import type { Event, GameView } from "../src/gen/croupier/v1/game_service_pb.js";
-import { type Fields, type Line, type Part, type Say } from "./game.js";
+import type { Fields, Line, Part, Say } from "./game.js";
 import { gameInfo, seatName } from "./games.js";
 import { tr } from "./i18n.js";
 

@@ -436,14 +436,13 @@ function receive(next: GameView, events: Event[]): void {
 }
 
 /** This seat's own move, from ApplyMove's answer, which usually comes before the watch's copy
- * of it. The seat moved from the view shown, so its move is the next to show: the pause after
- * another seat's move ends (the player has seen it), and the move's view and events are shown
- * together. The watch's copy, arriving later, is then passed over; when the copy came first,
- * the answer is. */
+ * of it (then the copy is passed over when it comes; when the copy came first, the answer is).
+ * The seat moved from the view shown, so its move is the next to show, and is shown at once:
+ * the pause after another seat's move ends (the player has seen that move), and the move's view
+ * and events are shown together. */
 function ownMove(next: GameView, events: Event[]): void {
-  const known = (view !== undefined && next.moveCount <= view.moveCount) || pending.some((p) => p.view.moveCount >= next.moveCount);
-  if (known) { render(); return; }
-  pending.push({ view: next, events });
+  if (view !== undefined && next.moveCount <= view.moveCount) { render(); return; }
+  if (!pending.some((p) => p.view.moveCount >= next.moveCount)) pending.push({ view: next, events });
   if (pacing !== undefined) clearTimeout(pacing);
   pump();
 }
