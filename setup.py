@@ -16,12 +16,15 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-# The engines through the package's link (clients/python/croupier/engines -> engines/), so that
-# mypyc names each module as it is imported: croupier.engines.<game>.<module>.
-ENGINES = Path("clients/python/croupier/engines")
+# The engines' portion of the croupier namespace package: mypyc names each module as it is
+# imported, croupier.engines.<game>.<module>, from pyproject.toml's mypy settings (mypy_path and
+# explicit_package_bases).
+ENGINES = Path("engines/croupier/engines")
 # mypyc cannot compile a generic frozen dataclass (Setup): the engines' base classes stay
 # interpreted, which costs little, as the rules, flows and views are the engines' work.
-INTERPRETED = {ENGINES / "core" / "engine.py"}
+# The package's own __init__ holds only its docstring, and an editable install's import hook
+# loads a package's __init__.py whatever lies beside it.
+INTERPRETED = {ENGINES / "core" / "engine.py", ENGINES / "__init__.py"}
 # The C compiler's optimization level: 3 for every install and image; a build that is only
 # checked for what it holds (tests/packaging/wheels.py) asks for 0, which compiles in half the time.
 OPT_LEVEL = os.environ.get("CROUPIER_ENGINES_OPT_LEVEL", "3")
@@ -44,7 +47,8 @@ def engine_extensions() -> list[Extension]:
     extensions = mypycify(
         [source for sources in groups.values() for source in sources],
         opt_level=OPT_LEVEL,
-        separate=[(sources, f"croupier_engines_{group}") for group, sources in groups.items()],
+        # croupier.engines.<group>__mypyc, beside the packages it serves.
+        separate=[(sources, f"croupier.engines.{group}") for group, sources in groups.items()],
     )
     for extension in extensions:
         extension.optional = True  # no compiler: a warning, and the pure-Python engines

@@ -16,7 +16,7 @@ import pytest
 
 from tests.reliability.figures import FIGURES
 
-ENGINES = Path(__file__).resolve().parent.parent / "engines"
+ENGINES = Path(__file__).resolve().parent.parent / "engines" / "croupier" / "engines"
 
 
 def stale_compiled_engines(engines: Path) -> list[str]:
@@ -35,7 +35,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if stale:
         more = f" and {len(stale) - 1} more" if len(stale) > 1 else ""
         raise pytest.UsageError(
-            f"engines/{stale[0]}{more} changed after the engines were compiled:"
+            f"engines/croupier/engines/{stale[0]}{more} changed after the engines were compiled:"
             " run `make install` to compile them again (or `make pure-engines`)"
         )
 

@@ -13,7 +13,7 @@ import socket
 import threading
 from types import TracebackType
 
-from croupier.service.embedded_redis import free_port
+from croupier.service.store.embedded_redis import free_port
 
 
 def script_sha(script: str) -> bytes:

@@ -14,8 +14,8 @@ from types import TracebackType
 import redis
 from redis.cluster import RedisCluster
 
-from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.redis_client import is_cluster_url
+from croupier.service.store.embedded_redis import EmbeddedRedis
+from croupier.service.store.redis_client import is_cluster_url
 
 
 @contextlib.contextmanager

@@ -1,6 +1,6 @@
-"""A server's --metrics-port, read by the tests. A unary call is counted in the turn of the
-event loop after its answer is sent (service/calls.py), so a test that reads a count right
-after a call waits for the count it expects instead of reading once."""
+"""A server's --metrics-port, read by the tests. A unary call is counted in the turn of the event
+loop after its answer is sent (service/croupier/service/transport/calls.py), so a test that reads a
+count right after a call waits for the count it expects instead of reading once."""
 
 from __future__ import annotations
 

@@ -8,7 +8,13 @@ import os
 import pytest
 import structlog.testing
 
-from croupier.service.config import cpu_policy_of, cpus_allowed, parse, parse_bool, to_args
+from croupier.service.application.config import (
+    cpu_policy_of,
+    cpus_allowed,
+    parse,
+    parse_bool,
+    to_args,
+)
 from croupier.service.main import set_cpu_policy, worker_cpus
 
 

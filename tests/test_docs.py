@@ -6,8 +6,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from croupier.service.config import parse
-from croupier.service.errors import Reason
+from croupier.service.application.config import parse
+from croupier.service.application.errors import Reason
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,7 +80,7 @@ def test_every_metric_is_in_docs_deployment() -> None:
     """docs/deployment.md, "Metrics and logs", names every series the server exports."""
     from prometheus_client.metrics import MetricWrapperBase
 
-    from croupier.service import metrics
+    from croupier.service.observability import metrics
 
     names = {
         family.name

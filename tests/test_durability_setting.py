@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from croupier.service.config import parse, to_args
-from croupier.service.durability import NONE, Durability
+from croupier.service.application.config import parse, to_args
+from croupier.service.store.durability import NONE, Durability
 
 
 @pytest.mark.parametrize(

@@ -56,7 +56,7 @@ import uvloop
 
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from croupier.service.embedded_redis import free_port
+from croupier.service.store.embedded_redis import free_port
 from croupier.v1 import benchmark_service_pb2 as pb
 from croupier.v1 import game_service_pb2 as game_pb
 from croupier.v1 import game_service_pb2_grpc as game_grpc
@@ -68,10 +68,12 @@ WATCHED_SEATS = 4
 
 
 async def _serve(port: int) -> None:
-    from croupier.service import config, logs, server
+    from croupier.service.application import config
     from croupier.service.main import collect_less
-    from croupier.service.memory_store import MemoryStore
-    from croupier.service.metrics import MeasuredStore
+    from croupier.service.observability import logs
+    from croupier.service.observability.metrics import MeasuredStore
+    from croupier.service.store.memory_store import MemoryStore
+    from croupier.service.transport import server
 
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 2)  # the log lines, as croupier-bench's server writes them
@@ -139,8 +141,8 @@ async def _moves(port: int, count: int) -> None:
 def _engine_moves(seed: int, count: int) -> list[tuple[int, bytes]]:
     """The first `count` moves (seat, serialized Move) of a seeded random One Card game of
     WATCHED_SEATS seats, as the server plays it from `seed` (the engine is deterministic). Not
-    croupier-bench's recorded games (service/bench/replay.py): their seeds come from the bench's
-    own generator, and counts compare only on the same games."""
+    croupier-bench's recorded games (service/croupier/bench/replay.py): their seeds come from the
+    bench's own generator, and counts compare only on the same games."""
     engine = GAMES["one_card"]
     state, _ = engine.new_game(options_for("one_card"), WATCHED_SEATS, seed)
     chooser = random.Random(seed)

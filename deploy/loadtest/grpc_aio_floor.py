@@ -47,7 +47,7 @@ from typing import Any, TypeAlias
 import grpc
 import uvloop
 
-from croupier.service.embedded_redis import free_port
+from croupier.service.store.embedded_redis import free_port
 
 MESSAGE = b"x" * 300
 REQUEST = b"y" * 80

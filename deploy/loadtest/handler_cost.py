@@ -33,13 +33,14 @@ import uvloop
 
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from croupier.service import config, logs
-from croupier.service.benchmark import BenchmarkService
+from croupier.service.application import config
 from croupier.service.main import collect_less
-from croupier.service.memory_store import MemoryStore
-from croupier.service.metrics import MeasuredStore
-from croupier.service.redis_store import RedisStore
-from croupier.service.servicer import GameService
+from croupier.service.observability import logs
+from croupier.service.observability.metrics import MeasuredStore
+from croupier.service.store.memory_store import MemoryStore
+from croupier.service.store.redis_store import RedisStore
+from croupier.service.transport.benchmark import BenchmarkService
+from croupier.service.transport.servicer import GameService
 from croupier.v1 import benchmark_service_pb2 as bench_pb
 from croupier.v1 import game_service_pb2 as pb
 

@@ -42,22 +42,24 @@ from redis.connection import parse_url
 
 from croupier.engines.core import rng
 from croupier.engines.registry import GAMES
-from croupier.service import auth, callers, errors, keys, logs, moves
-from croupier.service.benchmark import BenchmarkService
-from croupier.service.callers import CallLog
-from croupier.service.calls import Undecodable, _to_service_error, bearer, lenient
-from croupier.service.config import Settings
-from croupier.service.games import LoadedGame, game_name
-from croupier.service.metrics import MeasuredStore
-from croupier.service.redis_store import (
+from croupier.service.application import auth, callers, errors, moves
+from croupier.service.application.callers import CallLog
+from croupier.service.application.config import Settings
+from croupier.service.application.games import LoadedGame, game_name
+from croupier.service.observability import logs
+from croupier.service.observability.metrics import MeasuredStore
+from croupier.service.store import keys
+from croupier.service.store.protocol import Commit
+from croupier.service.store.redis_store import (
     COMMIT_SCRIPT,
     CREATE_SCRIPT,
     RedisStore,
     commit_arguments,
     commit_result,
 )
-from croupier.service.servicer import GameService, _check_request_id, _game_id
-from croupier.service.store import Commit
+from croupier.service.transport.benchmark import BenchmarkService
+from croupier.service.transport.calls import Undecodable, _to_service_error, bearer, lenient
+from croupier.service.transport.servicer import GameService, _check_request_id, _game_id
 from croupier.v1 import benchmark_service_pb2 as bpb
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import IdempotencyRecord, StoredGame
@@ -126,7 +128,7 @@ Handler = Callable[[Any, Any, grpc.ServicerContext, CallLog], Any]
 
 
 def unary(handler: Handler) -> Callable[[Any, Any, grpc.ServicerContext], Any]:
-    """croupier.service.calls.unary for a synchronous handler."""
+    """croupier.service.transport.calls.unary for a synchronous handler."""
 
     def wrapper(self: SyncProbe, request: Any, context: grpc.ServicerContext) -> Any:
         call = CallLog(handler.__name__)

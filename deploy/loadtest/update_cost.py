@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from croupier.service.games import (
+from croupier.service.application.games import (
     LoadedGame,
     RecentNotifications,
     SharedView,

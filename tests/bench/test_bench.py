@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
+from croupier.bench import main
+from croupier.bench.baseline import echo_request
+from croupier.bench.cpu import parse_cpus, process_cpu_seconds, server_cpu_clock
+from croupier.bench.replay import record_games
+from croupier.bench.spec import Payload
+from croupier.bench.stats import Figures, Sample
 from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
-from croupier.service.bench import main
-from croupier.service.bench.baseline import echo_request
-from croupier.service.bench.cpu import parse_cpus, process_cpu_seconds, server_cpu_clock
-from croupier.service.bench.replay import record_games
-from croupier.service.bench.spec import Payload
-from croupier.service.bench.stats import Figures, Sample
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.benchmark_service_pb2 import EchoResponse
 
@@ -267,7 +267,7 @@ def test_the_split_watcher_bench_sends_each_half_its_moves_in_turn(tmp_path: Pat
 
 
 def test_the_split_watcher_benchs_phases_streams_and_figures() -> None:
-    from croupier.service.bench.watch import opened_streams, phase_order, split_figures
+    from croupier.bench.watch import opened_streams, phase_order, split_figures
 
     order = phase_order(50, random.Random(1))
     pairs = {tuple(order[i : i + 2]) for i in range(0, 100, 2)}
@@ -302,8 +302,8 @@ def test_the_split_watcher_bench_refuses_what_it_cannot_compare(argv: list[str])
 
 
 def test_the_watcher_bench_gives_an_ended_games_turns_to_the_others() -> None:
-    from croupier.service.bench.spec import Recorded
-    from croupier.service.bench.watch import _Table, _Turns
+    from croupier.bench.spec import Recorded
+    from croupier.bench.watch import _Table, _Turns
     from croupier.v1.game_service_pb2 import CreateGameResponse
 
     def table(name: str, moves: int) -> _Table:

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from croupier.service.bench.engine_digest import game_digest
-from croupier.service.bench.engine_loop import run
+from croupier.bench.engine_digest import game_digest
+from croupier.bench.engine_loop import run
 
 # Two playouts per game at its smallest and largest seat count: every event with its private
 # versions, every listed move, the state and every view after every move, and the result.
@@ -40,7 +40,7 @@ def test_the_loop_counts_the_moves_it_plays() -> None:
 
 
 def test_the_loop_prints_its_rate_in_cpu_time() -> None:
-    command = [sys.executable, "-m", "croupier.service.bench.engine_loop", "pig_mau_mau", "2"]
+    command = [sys.executable, "-m", "croupier.bench.engine_loop", "pig_mau_mau", "2"]
     printed = subprocess.run(
         [*command, "1", "cpu"], capture_output=True, text=True, check=True, timeout=120
     ).stdout.split()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 
 PROBE = Path(__file__).parents[2] / "deploy" / "loadtest" / "handler_cost.py"
 

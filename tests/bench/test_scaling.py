@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from croupier.service.bench import main, stored
+from croupier.bench import main, stored
 
 SHORT = ("--duration", "1", "--warmup", "0.3", "--no-redis-count")
 

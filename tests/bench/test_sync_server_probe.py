@@ -15,7 +15,7 @@ from croupier.client import Croupier
 from croupier.engines.registry import GAMES
 from croupier.local import wait_serving
 from croupier.play import options_for
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
 
 PROBE = Path(__file__).parents[2] / "deploy" / "loadtest" / "sync_server_probe.py"
 

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from croupier.service.bench import main
-from croupier.service.bench.server import started_args
-from croupier.service.bench.table import TableSample
+from croupier.bench import main
+from croupier.bench.server import started_args
+from croupier.bench.table import TableSample
 
 KEYS = ("server_us_per_move", "moves_per_s", "p50_ms", "p99_ms", "updates_per_move", "errors")
 

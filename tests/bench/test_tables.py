@@ -1,5 +1,5 @@
 """The tables of docs/performance.md and docs/scaling.md are what `python -m
-croupier.service.bench.tables` makes from the reports in docs/results/."""
+croupier.bench.tables` makes from the reports in docs/results/."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from croupier.service.bench import tables
+from croupier.bench import tables
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
@@ -21,7 +21,7 @@ def test_the_pages_tables_are_made_from_the_reports(page: str) -> None:
     made = tables.render_page(text, RESULTS)
     assert made == text, (
         f"docs/{page}'s tables differ from docs/results/:"
-        " run .venv/bin/python -m croupier.service.bench.tables"
+        " run .venv/bin/python -m croupier.bench.tables"
     )
 
 

@@ -1,6 +1,6 @@
-"""The bot players (engines/core/bots.py, engines/<game>/bot.py): legal, deterministic, blind
-to what their seat may not see, games finish, and strong beats random (a loose bound: the
-measured figures are croupier-bench --bots, docs/bots.md)."""
+"""The bot players (engines/croupier/engines/core/bots.py, engines/croupier/engines/<game>/bot.py):
+legal, deterministic, blind to what their seat may not see, games finish, and strong beats random (a
+loose bound: the measured figures are croupier-bench --bots, docs/bots.md)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from croupier.bench import main
+from croupier.bench.bots import wilson
 from croupier.engines.core.bots import LEVELS, Bot, RandomBot, bot_for, decision_rng, play_game
 from croupier.engines.registry import GAMES
-from croupier.service.bench import main
-from croupier.service.bench.bots import wilson
 from tests.engines.one_card import test_properties as one_card_props
 from tests.engines.pig_mau_mau import positions as pig_positions
 from tests.engines.trinity import test_properties as trinity_props

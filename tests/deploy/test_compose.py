@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from croupier.service import config
+from croupier.service.application import config
 from tests.deploy import DEPLOY, REPO
 
 COMPOSE = DEPLOY / "compose.yaml"

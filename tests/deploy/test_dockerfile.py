@@ -26,6 +26,9 @@ PORT = "50051"
 
 Instruction = tuple[str, str]  # (INSTRUCTION, its arguments)
 
+# The server distribution's packages in the croupier namespace.
+SERVER_FOLDERS = ("croupier/engines/", "croupier/service/", "croupier/bench/")
+
 
 def instructions(path: Path = DOCKERFILE) -> list[Instruction]:
     """The Dockerfile's instructions, continuation lines joined, comments dropped."""
@@ -192,7 +195,7 @@ def test_dockerignore_keeps_the_context_small() -> None:
     for kept in (
         "pyproject.toml",
         "README.md",
-        "service/main.py",
+        "service/croupier/service/main.py",
         "clients/python/croupier/local.py",
     ):
         assert not excluded(kept, rules), kept
@@ -224,7 +227,6 @@ def build_context(destination: Path) -> None:
             path = REPO / source
             assert path.exists(), f"COPY {source}: not in the repository"
             assert not excluded(source.strip("/"), rules), f"COPY {source}: ignored by dockerignore"
-            # COPY keeps links as links (clients/python/croupier/{engines,service}).
             files = (
                 [path]
                 if path.is_file()
@@ -268,37 +270,40 @@ def test_the_build_context_builds_a_complete_wheel(tmp_path: Path) -> None:
     wheels.mkdir()
     names, entry_points, metadata = wheel_parts(build_wheel(source / "clients/python", wheels))
     for module in (
-        "croupier/__init__.py",
+        "croupier/py.typed",
         "croupier/play.py",
         "croupier/healthcheck.py",
         "croupier/v1/game_service_pb2.py",
         "croupier/v1/game_service_pb2_grpc.py",
     ):
         assert module in names, module
-    assert not [n for n in names if n.startswith(("croupier/engines/", "croupier/service/"))]
+    assert not [n for n in names if n.startswith(SERVER_FOLDERS)]
+    assert "croupier/__init__.py" not in names  # a namespace package, which the server adds to
     assert not [n for n in names if "/bench/" in n or "__pycache__" in n]
     assert "croupier-play = croupier.play:main" in entry_points
     assert re.search(r"^Requires-Dist: grpcio-health-checking", metadata, flags=re.MULTILINE)
     names, entry_points, metadata = wheel_parts(build_wheel(source, wheels, compile_engines=True))
     for module in (
         "croupier/service/main.py",
-        "croupier/service/server.py",
-        "croupier/service/bench/cli.py",
+        "croupier/service/transport/server.py",
+        "croupier/service/transport/servicer.py",
+        "croupier/bench/cli.py",
         "croupier/service/static/index.html",
         "croupier/engines/registry.py",
     ):
         assert module in names, module
     # The engines compiled by mypyc (setup.py), beside their sources: every module of theirs
-    # but the base classes, and at the top of the wheel the modules' shared libraries, one per
-    # game and one for the rest.
+    # but the base classes and the package's docstring, and in croupier/engines/ the modules'
+    # shared libraries, one per game and one for the rest.
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     sources = {n for n in names if n.startswith("croupier/engines/") and n.endswith(".py")}
     compiled = {n.removesuffix(suffix) + ".py" for n in names if n.endswith(suffix)}
-    assert sources - compiled == {"croupier/engines/core/engine.py"}
-    shared = {f"croupier_engines_{part}__mypyc{suffix}" for part in ["core", *GAMES]}
+    assert sources - compiled == {"croupier/engines/core/engine.py", "croupier/engines/__init__.py"}
+    shared = {f"croupier/engines/{part}__mypyc{suffix}" for part in ["core", *GAMES]}
     assert shared <= set(names)
-    outside = [n for n in names if not n.startswith(("croupier/engines/", "croupier/service/"))]
-    assert all(".dist-info/" in n for n in outside if n not in shared), outside
+    outside = [n for n in names if not n.startswith(SERVER_FOLDERS)]
+    assert all(".dist-info/" in n for n in outside), outside
+    assert "croupier/__init__.py" not in names
     assert not [n for n in names if n.startswith("tests/") or "__pycache__" in n]
     assert "croupier-server = croupier.service.main:main" in entry_points
     assert "croupier-play" not in entry_points

@@ -13,8 +13,8 @@ import pytest
 
 from croupier import healthcheck
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
-from croupier.service.server import SERVICE_NAME
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.transport.server import SERVICE_NAME
 
 
 def probe(*args: str) -> subprocess.CompletedProcess[str]:

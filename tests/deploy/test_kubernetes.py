@@ -16,8 +16,8 @@ import kubernetes_validate  # type: ignore[import-untyped]
 import pytest
 import yaml
 
-from croupier.service import config
-from croupier.service.server import SERVICE_NAME
+from croupier.service.application import config
+from croupier.service.transport.server import SERVICE_NAME
 from tests.deploy import DEPLOY
 
 KUBERNETES = DEPLOY / "kubernetes"

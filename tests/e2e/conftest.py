@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from tests.e2e.helpers import TS, needs_npm_ci, run_node
 
 

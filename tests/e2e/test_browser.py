@@ -1,6 +1,7 @@
-"""Browsers: the web gateway (service/web_gateway.py) serving the same GameService servicer as
-a gRPC port, over gRPC-Web and the Connect protocol; its CORS; and the example page
-(clients/typescript/examples/browser) in headless Chromium, loaded from another origin."""
+"""Browsers: the web gateway (service/croupier/service/transport/web_gateway.py) serving the same
+GameService servicer as a gRPC port, over gRPC-Web and the Connect protocol; its CORS; and the
+example page (clients/typescript/examples/browser) in headless Chromium, loaded from another
+origin."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import pytest
 from croupier.client import Croupier
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from tests.e2e.helpers import ROOT, TS, check_refusals, run_node, run_script
 
 PAGE_FOLDER = TS / "examples" / "browser"

@@ -20,7 +20,7 @@ import pytest
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions

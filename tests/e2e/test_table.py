@@ -49,8 +49,8 @@ from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
-from croupier.service.web_gateway import TABLE_FOLDER
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.transport.web_gateway import TABLE_FOLDER
 from croupier.v1 import game_service_pb2 as pb
 from tests.e2e.helpers import ROOT, TS, run_node
 from tests.packaging.wheels import build_wheel
@@ -402,14 +402,16 @@ def test_the_gateway_serves_the_page_and_nothing_else(table: WebServer) -> None:
 
 
 def test_the_committed_bundle_is_built_from_the_sources(typescript: Path, tmp_path: Path) -> None:
-    """service/static/ is what `npm run build:table` makes of clients/typescript/table/ and
-    the generated client: a change to either without a rebuild fails here."""
+    """service/croupier/service/static/ is what `npm run build:table` makes of
+    clients/typescript/table/ and the generated client: a change to either without a rebuild
+    fails here."""
     script = __import__("json").loads((TS / "package.json").read_text())["scripts"]["build:table"]
     out = str(tmp_path) + "/"
-    run_node("sh", "-c", script.replace("../../service/static/", out))
+    run_node("sh", "-c", script.replace("../../service/croupier/service/static/", out))
     for name in ("index.html", "table.js", "table.css"):
         assert (tmp_path / name).read_bytes() == (TABLE_FOLDER / name).read_bytes(), (
-            f"service/static/{name} is stale: run `cd clients/typescript && npm run build:table`"
+            f"service/croupier/service/static/{name} is stale:"
+            " run `cd clients/typescript && npm run build:table`"
         )
 
 

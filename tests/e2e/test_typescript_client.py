@@ -17,9 +17,9 @@ import redis
 from croupier.client import Croupier
 from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
-from croupier.service import keys
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
-from croupier.service.redis_store import UPDATE_SCRIPT
+from croupier.service.store import keys
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.store.redis_store import UPDATE_SCRIPT
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.e2e.helpers import SCRIPT_TIMEOUT, TS, TSX, check_refusals, run_node, run_script

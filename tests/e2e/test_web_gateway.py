@@ -28,7 +28,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
 
 SERVICE = "/croupier.v1.GameService"
 GARBAGE = b"\xff\xff\xff"  # field 31, wire type 7: no protobuf message

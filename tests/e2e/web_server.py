@@ -1,11 +1,12 @@
-"""A launcher for the browser tests: ONE `GameService` servicer over a Redis store, served on a
-gRPC port and on the web gateway (service/web_gateway.py) at once, until SIGTERM.
+"""A launcher for the browser tests: ONE `GameService` servicer over a Redis store, served on a gRPC
+port and on the web gateway (service/croupier/service/transport/web_gateway.py) at once, until
+SIGTERM.
 
     python -m tests.e2e.web_server --redis-url redis://127.0.0.1:6379/0 --origin http://a:1
 
 Prints one JSON line, `{"grpc_port": ..., "web_port": ...}`, once both accept calls. (What
 `croupier-server --web-port` does, for as long as the gateway is not wired into
-service/server.py.)
+service/croupier/service/transport/server.py.)
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ import sys
 
 import grpc
 
-from croupier.service.config import Settings
-from croupier.service.redis_store import RedisStore
-from croupier.service.server import add_game_service
-from croupier.service.servicer import GameService
-from croupier.service.web_gateway import start_web_gateway
+from croupier.service.application.config import Settings
+from croupier.service.store.redis_store import RedisStore
+from croupier.service.transport.server import add_game_service
+from croupier.service.transport.servicer import GameService
+from croupier.service.transport.web_gateway import start_web_gateway
 
 
 async def run(redis_url: str, origins: list[str]) -> None:

@@ -90,10 +90,10 @@ def test_every_game_brings_what_the_generic_tests_need(game_id: str) -> None:
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_every_view_is_its_shared_part_and_its_audiences_own_fields(game_id: str) -> None:
-    """C-4, as watch updates use it (service/games.py, SharedView): every audience's view is
-    the shared view, which holds none of `own_view_fields`, with the audience's own fields
-    merged in, each part holding its own field only. Checked for every seat and a spectator
-    after every move of random games of two seat counts."""
+    """C-4, as watch updates use it (service/croupier/service/application/games.py, SharedView):
+    every audience's view is the shared view, which holds none of `own_view_fields`, with the
+    audience's own fields merged in, each part holding its own field only. Checked for every seat
+    and a spectator after every move of random games of two seat counts."""
     engine = GAMES[game_id]
     own_fields = engine.own_view_fields
     if not own_fields:

@@ -14,10 +14,10 @@ from croupier.engines.registry import GAMES
 from tests.engines.helpers import games_index
 
 ROOT = Path(__file__).resolve().parents[2]
-ENGINES = ROOT / "engines"
+ENGINES = ROOT / "engines" / "croupier" / "engines"
 COMMON = {"__init__", "cards", "setup", "rules", "flow", "views", "engine", "bot"}
 # Files that carry out no rule: the interface, the package's front page, and the strong bot
-# (a player choosing among the legal moves, engines/core/bots.py).
+# (a player choosing among the legal moves, engines/croupier/engines/core/bots.py).
 WIRING = {"__init__", "engine", "bot"}
 
 
@@ -66,7 +66,7 @@ def test_the_readme_table_of_sections_is_true() -> None:
     """Each row's files name the section in their docstrings, and a game in the table has
     every section of its page there (a game the table does not list is found by the
     docstrings alone)."""
-    text = (ENGINES / "README.md").read_text()
+    text = (ROOT / "engines" / "README.md").read_text()
     rows = re.findall(r"^\| (\w+) \| ([A-Z]+-\d+) (.+?) \| (.+) \|$", text, re.M)
     assert rows
     listed: dict[str, set[str]] = {}

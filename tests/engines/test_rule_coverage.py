@@ -87,7 +87,7 @@ def test_every_rule_id_the_code_names_is_a_rule() -> None:
         for i in re.findall(r"^### ([A-Z]+-\d+) ", page.read_text(), re.M)
     }
     named: dict[str, set[str]] = {}
-    for folder in ("engines", "protos", "service", "clients/python/croupier"):
+    for folder in ("engines", "protos", "service", "clients/python"):
         for path in sorted((ROOT / folder).rglob("*")):
             if path.suffix in (".py", ".proto") and not path.name.endswith(("_pb2.py", ".pyi")):
                 for rule_id in re.findall(RULE_ID, path.read_text()):

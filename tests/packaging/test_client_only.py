@@ -25,15 +25,15 @@ from tests.packaging.wheels import build_wheel
 REPO = Path(__file__).resolve().parents[2]
 CLIENT = REPO / "clients" / "python"
 PACKAGE = CLIENT / "croupier"
-SERVER_PACKAGES = ("croupier.engines", "croupier.service", "engines", "service")
+SERVER_PACKAGES = ("croupier.engines", "croupier.service", "croupier.bench", "engines", "service")
 
 
 def client_modules() -> dict[str, Path]:
-    """Every module of the client package by name (the links to the server's folders aside)."""
+    """Every module of the client's part of the croupier namespace package, by name."""
     found: dict[str, Path] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(CLIENT)
-        if relative.parts[1] in ("engines", "service") or "__pycache__" in relative.parts:
+        if "__pycache__" in relative.parts:
             continue
         name = ".".join(relative.with_suffix("").parts).removesuffix(".__init__")
         found[name] = path
@@ -87,7 +87,9 @@ def client_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wheel = build_wheel(CLIENT, wheels)
     with wheel:
         assert not [
-            n for n in wheel.namelist() if n.startswith(("croupier/engines", "croupier/service"))
+            n
+            for n in wheel.namelist()
+            if n.startswith(("croupier/engines", "croupier/service", "croupier/bench"))
         ]
     environment = folder / "venv"
     venv.create(environment, with_pip=True)
@@ -119,7 +121,7 @@ def client_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_installed_client_holds_no_server(client_only: Path) -> None:
     script = (
         "import importlib.util, croupier, croupier.play, croupier.client\n"
-        "print(croupier.__file__)\n"
+        "print(croupier.play.__file__)\n"
         "print(importlib.util.find_spec('croupier.service'), importlib.util.find_spec('engines'))\n"
     )
     done = subprocess.run(

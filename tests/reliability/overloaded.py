@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import grpc
 
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from tests.scrape import wait_metric

@@ -24,9 +24,10 @@ from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service import auth, keys
-from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.games import state_of
+from croupier.service.application import auth
+from croupier.service.application.games import state_of
+from croupier.service.store import keys
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame

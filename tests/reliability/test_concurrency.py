@@ -23,7 +23,7 @@ import redis
 from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from tests.reliability.figures import record
 from tests.reliability.support import (

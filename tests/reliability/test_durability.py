@@ -32,7 +32,7 @@ from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer, free_port
 from croupier.play import options_for
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.one_card_pb2 import OneCardOptions

@@ -40,8 +40,8 @@ from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.games import pack_state, state_of
+from croupier.service.application.games import pack_state, state_of
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import StoredGame
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions

@@ -1,10 +1,10 @@
 """Overload: 5,000 calls fired at once at one server process, and every one accounted for.
 
-Before the fix, 2,000 GetGame fired at once at a default server came back with about 150
-CANCELLED that the server never logged nor counted: grpc-core cancels calls that wait unasked
-for beyond its pending-request limit (service/server.py). Now every call reaches the service,
-whose bounds (--max-calls-in-flight, --max-watch-streams, set low here) answer the excess at
-once with UNAVAILABLE / OVERLOADED and a RetryInfo, count it and log it sampled.
+Before the fix, 2,000 GetGame fired at once at a default server came back with about 150 CANCELLED
+that the server never logged nor counted: grpc-core cancels calls that wait unasked for beyond its
+pending-request limit (service/croupier/service/transport/server.py). Now every call reaches the
+service, whose bounds (--max-calls-in-flight, --max-watch-streams, set low here) answer the excess
+at once with UNAVAILABLE / OVERLOADED and a RetryInfo, count it and log it sampled.
 
 The burst mixes GetGame, CreateGame and WatchGame opens (each stream is held open until every
 call has been answered, so the streams pile up against their bound) over several channels,
@@ -35,8 +35,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from croupier.client import MAX_ATTEMPTS, Croupier
 from croupier.local import LocalServer
-from croupier.service import keys
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.store import keys
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions

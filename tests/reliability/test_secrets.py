@@ -37,9 +37,9 @@ from croupier.engines.core.errors import IllegalMove, MalformedMove
 from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service import auth, errors
-from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.games import pack_state, state_of
+from croupier.service.application import auth, errors
+from croupier.service.application.games import pack_state, state_of
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from croupier.v1.storage_pb2 import StoredGame

@@ -41,7 +41,7 @@ from google.rpc import error_details_pb2, status_pb2
 from croupier.engines.registry import GAMES
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 from tests.reliability.figures import record
@@ -250,13 +250,12 @@ def run_session_burst(fired: int, max_streams: int, watches: int, label: str) ->
 
 
 def test_a_burst_of_sessions_is_answered_or_refused_with_a_retry_delay() -> None:
-    """3,000 sessions opened at once over a few channels at a server that keeps at most 1,000
-    seats' streams, beside 200 spectators' WatchGame streams held open (counted apart, so they
-    take no seat's slot): 1,000 sessions have their first update, the other 2,000 are refused
-    UNAVAILABLE / OVERLOADED with a retry delay. A refused
-    session is answered once its `start` has come (service/calls.py): a grpc.aio client, as
-    here, whose `start` is written after the refusal came back reports INTERNAL otherwise, the
-    refusal lost."""
+    """3,000 sessions opened at once over a few channels at a server that keeps at most 1,000 seats'
+    streams, beside 200 spectators' WatchGame streams held open (counted apart, so they take no
+    seat's slot): 1,000 sessions have their first update, the other 2,000 are refused UNAVAILABLE /
+    OVERLOADED with a retry delay. A refused session is answered once its `start` has come
+    (service/croupier/service/transport/calls.py): a grpc.aio client, as here, whose `start` is
+    written after the refusal came back reports INTERNAL otherwise, the refusal lost."""
     run_session_burst(BURST, BURST_MAX_STREAMS, BURST_WATCHES, "session_burst")
 
 

@@ -14,8 +14,8 @@ from croupier.bots import RandomBot
 from croupier.client import Croupier
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from croupier.service import keys
-from croupier.service.games import state_of
+from croupier.service.application.games import state_of
+from croupier.service.store import keys
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import LoggedMove, StoredGame
 

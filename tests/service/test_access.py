@@ -24,8 +24,8 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import free_port
-from croupier.service.limits import peer_address
+from croupier.service.application.limits import peer_address
+from croupier.service.store.embedded_redis import free_port
 from croupier.v1 import benchmark_service_pb2 as bench
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.benchmark_service_pb2_grpc import BenchmarkServiceStub

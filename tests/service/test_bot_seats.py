@@ -17,8 +17,8 @@ from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service import keys
-from croupier.service.bots import BOT_SEAT_HASH
+from croupier.service.application.bots import BOT_SEAT_HASH
+from croupier.service.store import keys
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.storage_pb2 import LoggedMove
 from tests.service.helpers import assert_replays, game_id, stored

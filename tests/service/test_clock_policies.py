@@ -24,13 +24,14 @@ from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
 from croupier.human import describe_clock
 from croupier.play import options_for
-from croupier.service import clocks, keys
-from croupier.service.bots import BOT_SEAT_HASH
-from croupier.service.config import Settings
-from croupier.service.redis_store import RedisStore
-from croupier.service.replay import replay
-from croupier.service.server import add_game_service
-from croupier.service.servicer import GameService
+from croupier.service.application import clocks
+from croupier.service.application.bots import BOT_SEAT_HASH
+from croupier.service.application.config import Settings
+from croupier.service.application.replay import replay
+from croupier.service.store import keys
+from croupier.service.store.redis_store import RedisStore
+from croupier.service.transport.server import add_game_service
+from croupier.service.transport.servicer import GameService
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1 import game_service_pb2_grpc
 from croupier.v1.pig_mau_mau_pb2 import (

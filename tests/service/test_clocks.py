@@ -21,7 +21,7 @@ from croupier.errors import CroupierError
 from croupier.human import play_human
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service import keys
+from croupier.service.store import keys
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.storage_pb2 import LoggedMove

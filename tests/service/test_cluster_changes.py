@@ -16,7 +16,7 @@ from croupier.bots import RandomBot
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service import keys
+from croupier.service.store import keys
 from croupier.v1 import game_service_pb2 as pb
 from tests.redis_cluster import EmbeddedRedisCluster
 from tests.service.helpers import assert_replays, create, game_id

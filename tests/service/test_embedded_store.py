@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 import redis
 
+from croupier.bench.cpu import children_of
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import SERVER_MODULE, LocalServer
-from croupier.service.bench.cpu import children_of
-from croupier.service.config import default_data_dir, parse
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.application.config import default_data_dir, parse
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from tests.service.helpers import create
 

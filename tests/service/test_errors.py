@@ -12,7 +12,7 @@ import redis
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.one_card_pb2 import OneCardMove, OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenMove, VampireQueenOptions

@@ -23,8 +23,8 @@ from croupier.client import Croupier
 from croupier.feed import FeedItem, connect, ensure_group, follow, shard_keys
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service import keys
-from croupier.service.redis_client import is_cluster_url
+from croupier.service.store import keys
+from croupier.service.store.redis_client import is_cluster_url
 from croupier.v1 import game_service_pb2 as pb
 from tests.service.helpers import finish
 

@@ -1,6 +1,6 @@
 """A server process makes the descriptor of each field of its messages once and keeps it
-(engines/core/descriptors.py), so that reading a repeated field of a fresh message, as every
-move does, finds it instead of making it again."""
+(engines/croupier/engines/core/descriptors.py), so that reading a repeated field of a fresh message,
+as every move does, finds it instead of making it again."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 from croupier.engines.core import descriptors
 from croupier.engines.registry import GAMES
-from croupier.service import config
-from croupier.service.memory_store import MemoryStore
-from croupier.service.servicer import GameService
+from croupier.service.application import config
+from croupier.service.store.memory_store import MemoryStore
+from croupier.service.transport.servicer import GameService
 from croupier.v1 import game_service_pb2, storage_pb2
 
 

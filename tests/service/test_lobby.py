@@ -24,8 +24,8 @@ from croupier.local import LocalServer
 from croupier.play import main as play_main
 from croupier.play import options_for
 from croupier.records import load_record, save_record
-from croupier.service import keys
-from croupier.service.replay import replay
+from croupier.service.application.replay import replay
+from croupier.service.store import keys
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.one_card_pb2 import OneCardMove
 from tests.service.helpers import finish

@@ -20,8 +20,8 @@ from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
-from croupier.service.redis_store import UPDATE_SCRIPT
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.store.redis_store import UPDATE_SCRIPT
 from tests.lost_reply import LostReplyProxy, script_sha
 from tests.scrape import metrics_text, wait_metric
 from tests.service.helpers import finish

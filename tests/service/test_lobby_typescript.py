@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from croupier.local import LocalServer
-from croupier.service.redis_client import is_cluster_url
+from croupier.service.store.redis_client import is_cluster_url
 from tests.e2e.helpers import TSX, run_node, run_script
 
 OPERATOR_KEY = "op-ts-lobby"

@@ -1,4 +1,5 @@
-"""The rpc line rendered by service/logs.py is the line structlog's processors render."""
+"""The rpc line rendered by service/croupier/service/observability/logs.py is the line structlog's
+processors render."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from types import SimpleNamespace
 import pytest
 import structlog
 
-from croupier.service import logs
-from croupier.service.logs import client_address
+from croupier.service.observability import logs
+from croupier.service.observability.logs import client_address
 
 STAMP = re.compile(r'"timestamp": "[^"]*"')
 

@@ -1,6 +1,7 @@
-"""The measured store's watch (service/metrics.py, `MeasuredStore.watch`): the store's own watch
-opened and closed as without it, whatever ends the stream, and a watch the store cannot open
-counted as a store error. A real redis-server, stopped, for the failure."""
+"""The measured store's watch (service/croupier/service/observability/metrics.py,
+`MeasuredStore.watch`): the store's own watch opened and closed as without it, whatever ends the
+stream, and a watch the store cannot open counted as a store error. A real redis-server, stopped,
+for the failure."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ import asyncio
 import pytest
 from prometheus_client import REGISTRY
 
-from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.memory_store import MemoryStore
-from croupier.service.metrics import MeasuredStore
-from croupier.service.redis_store import RedisStore
-from croupier.service.store import StoreUnavailable
+from croupier.service.observability.metrics import MeasuredStore
+from croupier.service.store.embedded_redis import EmbeddedRedis
+from croupier.service.store.memory_store import MemoryStore
+from croupier.service.store.protocol import StoreUnavailable
+from croupier.service.store.redis_store import RedisStore
 
 
 def watch_errors() -> float:

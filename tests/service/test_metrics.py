@@ -1,5 +1,6 @@
-"""The lean counters and histograms of service/metrics.py expose what prometheus_client's
-Counter and Histogram expose for the same increments and observations, byte for byte."""
+"""The lean counters and histograms of service/croupier/service/observability/metrics.py expose what
+prometheus_client's Counter and Histogram expose for the same increments and observations, byte for
+byte."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import random
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from croupier.service import metrics
+from croupier.service.observability import metrics
 
 BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 LABELS = [

@@ -26,12 +26,13 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from croupier.bench.cpu import children_of
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service import keys, logs
-from croupier.service.bench.cpu import children_of
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.observability import logs
+from croupier.service.store import keys
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.scrape import metrics_text, wait_metric
 from tests.service.helpers import create, game_id

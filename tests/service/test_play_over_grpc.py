@@ -9,8 +9,8 @@ import redis
 from croupier.client import Croupier
 from croupier.engines.registry import GAMES
 from croupier.errors import CroupierError
-from croupier.service import keys
-from croupier.service.games import state_of
+from croupier.service.application.games import state_of
+from croupier.service.store import keys
 from croupier.v1.storage_pb2 import StoredGame
 from tests.service.helpers import (
     StoredReplay,
@@ -96,7 +96,7 @@ def test_same_seed_same_game(client: Croupier) -> None:
 
 def test_notification_head_and_state_make_a_notification() -> None:
     """The store publishes head + state; that must parse as the full MoveNotification."""
-    from croupier.service.games import notification_head
+    from croupier.service.application.games import notification_head
     from croupier.v1.game_service_pb2 import Event
     from croupier.v1.storage_pb2 import AudiencedEvent, MoveNotification, StoredGame
 
@@ -113,7 +113,11 @@ def test_a_notification_is_decoded_once_and_each_seats_update_built_once() -> No
     """Every stream of a game gets the same payload: one decode, one update per seat (and one
     for the spectators), each with that audience's view and events (C-4)."""
     from croupier.engines.registry import GAMES
-    from croupier.service.games import LoadedGame, RecentNotifications, notification_head
+    from croupier.service.application.games import (
+        LoadedGame,
+        RecentNotifications,
+        notification_head,
+    )
     from croupier.v1.game_service_pb2 import ApplyMoveResponse, WatchGameResponse
     from croupier.v1.storage_pb2 import StoredGame
 

@@ -20,9 +20,9 @@ import redis
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service import keys
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
-from croupier.service.recent_states import RecentStates
+from croupier.service.application.recent_states import RecentStates
+from croupier.service.store import keys
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from tests.service.helpers import assert_replays, create, game_id
 

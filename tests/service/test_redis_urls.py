@@ -15,10 +15,10 @@ import redis
 
 from croupier.client import Croupier
 from croupier.local import LocalServer
-from croupier.service.durability import Durability
-from croupier.service.embedded_redis import EmbeddedRedis, self_signed_certificate
-from croupier.service.redis_store import RedisStore
-from croupier.service.store import Commit, NotDurable, Snapshot, StoreUnavailable
+from croupier.service.store.durability import Durability
+from croupier.service.store.embedded_redis import EmbeddedRedis, self_signed_certificate
+from croupier.service.store.protocol import Commit, NotDurable, Snapshot, StoreUnavailable
+from croupier.service.store.redis_store import RedisStore
 from tests.redis_cluster import EmbeddedRedisCluster
 from tests.service.helpers import create
 from tests.service.test_watch import Players, collect

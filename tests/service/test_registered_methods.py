@@ -1,6 +1,6 @@
-"""grpc.aio is given as registered methods only the calls of every move and Echo; every other
-method (CreateGame, WatchGame, health, reflection, ...) is served by its generic handler,
-because each registered method costs every call (service/server.py: REGISTERED;
+"""grpc.aio is given as registered methods only the calls of every move and Echo; every other method
+(CreateGame, WatchGame, health, reflection, ...) is served by its generic handler, because each
+registered method costs every call (service/croupier/service/transport/server.py: REGISTERED;
 docs/decisions.md, "Only the methods of a move are registered")."""
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from croupier.service import config, server
-from croupier.service.memory_store import MemoryStore
-from croupier.service.servicer import GameService
+from croupier.service.application import config
+from croupier.service.store.memory_store import MemoryStore
+from croupier.service.transport import server
+from croupier.service.transport.servicer import GameService
 from croupier.v1 import benchmark_service_pb2, game_service_pb2, game_service_pb2_grpc
 
 

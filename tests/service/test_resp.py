@@ -1,5 +1,5 @@
-"""The store's Redis client (service/resp.py) against a real redis-server: commands, group
-commit, deadlines, over TCP, TLS and a Unix socket, and its pub/sub subscriber."""
+"""The store's Redis client (service/croupier/service/store/resp.py) against a real redis-server:
+commands, group commit, deadlines, over TCP, TLS and a Unix socket, and its pub/sub subscriber."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from croupier.service.embedded_redis import EmbeddedRedis, self_signed_certificate
-from croupier.service.resp import Endpoint, RespClient, Subscriber
+from croupier.service.store.embedded_redis import EmbeddedRedis, self_signed_certificate
+from croupier.service.store.resp import Endpoint, RespClient, Subscriber
 
 
 def test_commands_pipelines_and_errors() -> None:

@@ -1,6 +1,7 @@
-"""The Redis Cluster client (service/resp_cluster.py) against a real three-master cluster:
-routing by slot and hash tag, MOVED and ASK during a slot's migration, a node's restart; its
-pub/sub following a channel's slot through a resharding and a failover; TLS to every node."""
+"""The Redis Cluster client (service/croupier/service/store/resp_cluster.py) against a real
+three-master cluster: routing by slot and hash tag, MOVED and ASK during a slot's migration, a
+node's restart; its pub/sub following a channel's slot through a resharding and a failover; TLS to
+every node."""
 
 from __future__ import annotations
 
@@ -14,10 +15,15 @@ from redis.crc import key_slot as redis_py_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from croupier.service.embedded_redis import EmbeddedRedis, self_signed_certificate
-from croupier.service.redis_client import connect, subscriber
-from croupier.service.resp import RespClient, Subscriber
-from croupier.service.resp_cluster import ClusterClient, ClusterSubscriber, command_slot, key_slot
+from croupier.service.store.embedded_redis import EmbeddedRedis, self_signed_certificate
+from croupier.service.store.redis_client import connect, subscriber
+from croupier.service.store.resp import RespClient, Subscriber
+from croupier.service.store.resp_cluster import (
+    ClusterClient,
+    ClusterSubscriber,
+    command_slot,
+    key_slot,
+)
 from tests.redis_cluster import EmbeddedRedisCluster
 
 
@@ -215,8 +221,8 @@ def test_a_restarted_node_is_reached_again(cluster: EmbeddedRedisCluster) -> Non
 
 
 def test_each_url_takes_the_lean_client() -> None:
-    """Every URL the docs list takes the lean client, for commands and for pub/sub: TLS and
-    Unix sockets change only how a connection opens (service/redis_client.py)."""
+    """Every URL the docs list takes the lean client, for commands and for pub/sub: TLS and Unix
+    sockets change only how a connection opens (service/croupier/service/store/redis_client.py)."""
 
     async def run() -> None:
         delivered: list[tuple[str, bytes]] = []

@@ -13,7 +13,7 @@ import pytest
 from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from croupier.v1.one_card_pb2 import OneCardOptions
 from croupier.v1.vampire_queen_pb2 import VampireQueenOptions
 from tests.service.helpers import create, play_to_end

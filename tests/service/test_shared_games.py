@@ -1,6 +1,7 @@
-"""A watch stream's first read (service/writes.py, `GameWrites.load_shared`): the streams that open
-on the same version of a game get one decoded game between them, a newer version is decoded
-anew, and a game no stream holds any more is not kept. The in-memory store (a real Store)."""
+"""A watch stream's first read (service/croupier/service/application/writes.py,
+`GameWrites.load_shared`): the streams that open on the same version of a game get one decoded game
+between them, a newer version is decoded anew, and a game no stream holds any more is not kept. The
+in-memory store (a real Store)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import weakref
 
 from croupier.engines.registry import GAMES
 from croupier.play import options_for
-from croupier.service.callers import CallLog
-from croupier.service.config import Settings
-from croupier.service.games import pack_state
-from croupier.service.memory_store import MemoryStore
-from croupier.service.recent_states import RecentStates
-from croupier.service.store import Update
-from croupier.service.writes import GameWrites
+from croupier.service.application.callers import CallLog
+from croupier.service.application.config import Settings
+from croupier.service.application.games import pack_state
+from croupier.service.application.recent_states import RecentStates
+from croupier.service.application.writes import GameWrites
+from croupier.service.store.memory_store import MemoryStore
+from croupier.service.store.protocol import Update
 from croupier.v1.storage_pb2 import StoredGame
 
 GAME = "0123456789abcdef01234567"

@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 from croupier.local import LocalServer
-from croupier.service import config
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.application import config
 from croupier.service.main import store_description
-from croupier.service.server import _reachable_host
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.transport.server import _reachable_host
 
 
 def wait_for_line(path: Path, pattern: str) -> str:

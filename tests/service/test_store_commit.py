@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 import redis
 
-from croupier.service import keys
-from croupier.service.config import Settings
-from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.memory_store import MemoryStore
-from croupier.service.recent_states import RecentStates
-from croupier.service.redis_store import COMMIT_SCRIPT, RedisStore, commit_arguments
-from croupier.service.store import Commit, FeedEntry, IndexEntry, Snapshot, Store
-from croupier.service.writes import GameWrites
+from croupier.service.application.config import Settings
+from croupier.service.application.recent_states import RecentStates
+from croupier.service.application.writes import GameWrites
+from croupier.service.store import keys
+from croupier.service.store.embedded_redis import EmbeddedRedis
+from croupier.service.store.memory_store import MemoryStore
+from croupier.service.store.protocol import Commit, FeedEntry, IndexEntry, Snapshot, Store
+from croupier.service.store.redis_store import COMMIT_SCRIPT, RedisStore, commit_arguments
 from tests.redis_cluster import EmbeddedRedisCluster, direct_client
 
 GAME = "0123456789abcdef01234567"

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from croupier.service.store import FeedEntry, IndexEntry, Snapshot, Store, Update
+from croupier.service.store.protocol import FeedEntry, IndexEntry, Snapshot, Store, Update
 from tests.service.test_store_commit import GAME, move, redis_url, store_factory
 
 __all__ = ["redis_url", "store_factory"]  # the fixtures, shared with test_store_commit

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from croupier.engines.registry import GAMES
-from croupier.service.games import UnreadableGame, pack_state, state_of
+from croupier.service.application.games import UnreadableGame, pack_state, state_of
 from croupier.v1.storage_pb2 import StoredGame
 
 

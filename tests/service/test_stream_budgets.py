@@ -14,8 +14,8 @@ import pytest
 
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
-from croupier.service import errors
-from croupier.service.limits import StreamCount
+from croupier.service.application import errors
+from croupier.service.application.limits import StreamCount
 from croupier.v1 import game_service_pb2 as pb
 from croupier.v1.game_service_pb2_grpc import GameServiceStub
 

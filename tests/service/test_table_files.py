@@ -1,5 +1,6 @@
-"""The web gateway's file serving for the table page (service/web_gateway.py StaticFiles),
-called as the ASGI app it is: only the plain files of its folder, by exact name."""
+"""The web gateway's file serving for the table page
+(service/croupier/service/transport/web_gateway.py StaticFiles), called as the ASGI app it is: only
+the plain files of its folder, by exact name."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from croupier.service.web_gateway import TABLE_FOLDER, StaticFiles
+from croupier.service.transport.web_gateway import TABLE_FOLDER, StaticFiles
 
 
 async def _rpc_app(scope: Mapping[str, Any], receive: Any, send: Any) -> None:

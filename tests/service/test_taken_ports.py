@@ -13,7 +13,7 @@ from pathlib import Path
 import redis
 
 from croupier.local import LocalServer, free_port
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import EmbeddedRedis
 
 
 @contextmanager

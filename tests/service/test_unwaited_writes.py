@@ -1,8 +1,8 @@
-"""The writes a move does not wait for (service/writes.py): a turn-clock deadline, indexed
-with the move's write or ahead of it, and an event-feed entry, appended with it or after it (on
-a single Redis both are written by the move's own script). A failed one never fails the move,
-and never vanishes: it is counted and logged. Real redis-server and real server processes; the
-failure is Redis's own (a key of the wrong type)."""
+"""The writes a move does not wait for (service/croupier/service/application/writes.py): a
+turn-clock deadline, indexed with the move's write or ahead of it, and an event-feed entry, appended
+with it or after it (on a single Redis both are written by the move's own script). A failed one
+never fails the move, and never vanishes: it is counted and logged. Real redis-server and real
+server processes; the failure is Redis's own (a key of the wrong type)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import redis
 from croupier.client import Croupier
 from croupier.local import LocalServer, free_port
 from croupier.play import options_for
-from croupier.service import keys
-from croupier.service.embedded_redis import EmbeddedRedis
+from croupier.service.store import keys
+from croupier.service.store.embedded_redis import EmbeddedRedis
 from tests.scrape import counted
 from tests.service.helpers import finish
 

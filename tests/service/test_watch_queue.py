@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 import uvloop
 
-from croupier.service.fanout import Fanout, WatchQueue
+from croupier.service.store.fanout import Fanout, WatchQueue
 
 EARLY = 0.002  # a timer may run up to a millisecond early: its delay is rounded to one
 LATE = 2.0  # how late a busy machine may run it

@@ -13,9 +13,9 @@ from google.protobuf.message import Message
 
 from croupier.engines.core.engine import Emitted
 from croupier.engines.registry import GAMES
-from croupier.service import clocks, moves
-from croupier.service.config import Settings
-from croupier.service.games import (
+from croupier.service.application import clocks, moves
+from croupier.service.application.config import Settings
+from croupier.service.application.games import (
     LoadedGame,
     Published,
     RecentNotifications,
@@ -23,7 +23,7 @@ from croupier.service.games import (
     _varint,
     notification_head,
 )
-from croupier.service.limits import StreamCount
+from croupier.service.application.limits import StreamCount
 from croupier.v1.game_service_pb2 import (
     GAME_STATUS_ACTIVE,
     ApplyMoveResponse,

@@ -1,8 +1,8 @@
-"""--durability's waits against real redis-servers (service/resp.py, resp_cluster.py,
-redis_store.py): a write's wait goes on the write's own connection, to the node that took it,
-one wait for a turn's writes; a write that no replica confirms raises NotDurable and is
-counted, and so does its retry until a replica has it; with a replica, every write is
-confirmed, on a single Redis and on a cluster with a replica per master."""
+"""--durability's waits against real redis-servers (service/croupier/service/store/resp.py,
+resp_cluster.py, redis_store.py): a write's wait goes on the write's own connection, to the node
+that took it, one wait for a turn's writes; a write that no replica confirms raises NotDurable and
+is counted, and so does its retry until a replica has it; with a replica, every write is confirmed,
+on a single Redis and on a cluster with a replica per master."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ import pytest
 import redis
 from prometheus_client import REGISTRY
 
-from croupier.service.durability import Durability
-from croupier.service.embedded_redis import EmbeddedRedis
-from croupier.service.metrics import MeasuredStore
-from croupier.service.redis_store import RedisStore
-from croupier.service.resp import RespClient
-from croupier.service.resp_cluster import ClusterClient, key_slot
-from croupier.service.store import Commit, IndexEntry, NotDurable, Update
+from croupier.service.observability.metrics import MeasuredStore
+from croupier.service.store.durability import Durability
+from croupier.service.store.embedded_redis import EmbeddedRedis
+from croupier.service.store.protocol import Commit, IndexEntry, NotDurable, Update
+from croupier.service.store.redis_store import RedisStore
+from croupier.service.store.resp import RespClient
+from croupier.service.store.resp_cluster import ClusterClient, key_slot
 from tests.redis_cluster import EmbeddedRedisCluster
 
 GAME = "0123456789abcdef01234567"

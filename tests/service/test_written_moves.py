@@ -18,7 +18,7 @@ from croupier.client import Croupier
 from croupier.errors import CroupierError
 from croupier.local import LocalServer
 from croupier.play import options_for
-from croupier.service.embedded_redis import EmbeddedRedis, free_port
+from croupier.service.store.embedded_redis import EmbeddedRedis, free_port
 from croupier.v1 import game_service_pb2 as pb
 from tests.service.helpers import create
 

@@ -28,7 +28,7 @@ FILES = Path(__file__).resolve().parent / "files"
 GAME = "high_card"
 # The existing files the recipe edits, and nothing else (the generated code aside).
 EDITED = {
-    "engines/registry.py",
+    "engines/croupier/engines/registry.py",
     "protos/croupier/v1/game_service.proto",
     "docs/games/README.md",
     "clients/typescript/table/registry.ts",
@@ -68,7 +68,7 @@ def apply_recipe(repo: Path) -> None:
             assert not target.exists(), f"{target} is not a new file"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
-    registry = repo / "engines" / "registry.py"
+    registry = repo / "engines" / "croupier" / "engines" / "registry.py"
     text, count = re.subn(r"(GAME_TYPES = \(.*?)\)", rf'\1, "{GAME}")', registry.read_text())
     assert count == 1
     registry.write_text(text)
@@ -134,10 +134,6 @@ def copy_of_repository(target: Path) -> dict[str, bytes]:
     for name in sorted(set(listing.split("\0")) - {""}):
         source = ROOT / name
         target_file = target / name
-        if source.is_symlink():  # clients/python/croupier/{engines,service}: links stay links
-            target_file.parent.mkdir(parents=True, exist_ok=True)
-            target_file.symlink_to(source.readlink())
-            continue
         if not source.is_file() or name.startswith("tests/sixth_game/"):
             continue  # deleted in the work tree; or this test, which the copy does not need
         target_file.parent.mkdir(parents=True, exist_ok=True)
@@ -167,7 +163,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run(repo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """A command in the copy, importing the copy's packages (PYTHONPATH comes before the
     editable install of this repository)."""
-    path = os.pathsep.join([str(repo), str(repo / "clients" / "python")])
+    portions = [repo / "clients" / "python", repo / "engines", repo / "service"]
+    path = os.pathsep.join([str(repo), *map(str, portions)])
     env = {**os.environ, "PYTHONPATH": path}
     return subprocess.run(
         args, cwd=repo, env=env, capture_output=True, text=True, timeout=timeout, check=False
@@ -179,7 +176,7 @@ def test_the_recipe_edits_four_existing_files(repo: Path) -> None:
     (checked by the fixture); the rest of the recipe is new files."""
     new = {str(p.relative_to(FILES)) for p in FILES.rglob("*") if p.is_file()}
     assert {
-        f"engines/{GAME}/engine.py",
+        f"engines/croupier/engines/{GAME}/engine.py",
         f"protos/croupier/v1/{GAME}.proto",
         f"{TS}/table/games/{GAME}.ts",
     } <= new

@@ -30,7 +30,7 @@ from redis.cluster import RedisCluster
 
 from croupier.v1 import game_service_pb2 as pb
 
-FEED_SHARDS = 8  # service/keys.py: FEED_SHARDS
+FEED_SHARDS = 8  # service/croupier/service/store/keys.py: FEED_SHARDS
 
 
 def shard_keys() -> list[str]:

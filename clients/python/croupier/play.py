@@ -8,25 +8,24 @@
     croupier-play --join CODE --game-name games/ID --target HOST:PORT --name Bo
     croupier-play --credential CREDENTIAL --game-name games/ID --target HOST:PORT
 
-Without `--target` it starts a server of its own. The transcript's first line gives the game's
-seed (without `--seed`, one drawn here), and `--seed` with it prints the same game again. With
-`--human SEAT` a person plays that seat in the terminal against bots (see `croupier.human`).
-Each seat plays through a PlayGame session of its own, its moves chosen from the legal moves
-its view lists; `--unary` plays the bots' game through ListLegalMoves and ApplyMove calls
-instead, for the same transcript (`croupier.seats`).
-`--option KEY=VALUE` sets a field of the game's options message (repeatable).
-`--save-record FILE` writes the finished game's record (GetGameRecord, as protobuf JSON);
-`--replay FILE` replays such a record through the rule engines, without a server, and checks
+Without `--target` it starts a server of its own. The transcript's first line gives the game's seed
+(without `--seed`, one drawn here), and `--seed` with it prints the same game again. With `--human
+SEAT` a person plays that seat in the terminal against bots (see `croupier.human`). Each seat plays
+through a PlayGame session of its own, its moves chosen from the legal moves its view lists;
+`--unary` plays the bots' game through ListLegalMoves and ApplyMove calls instead, for the same
+transcript (`croupier.seats`). `--option KEY=VALUE` sets a field of the game's options message
+(repeatable). `--save-record FILE` writes the finished game's record (GetGameRecord, as protobuf
+JSON); `--replay FILE` replays such a record through the rule engines, without a server, and checks
 that it ends in the recorded result (exit status 1 when it does not): the engines come with the
-server's distribution, so this runs its `croupier.service.replay` as a process. With `--target`,
-`--open-seats` creates a game whose seats but yours (and `--bots`, the server's) are open and
-prints its name, its join code and the commands that play it, and `--list` prints the lobby.
-`--join CODE --game-name games/ID` claims the lowest open seat with the game's join code and
-plays it at the terminal; `--credential CREDENTIAL --game-name games/ID` plays a seat you hold
-(the one `--open-seats` kept for you, or one you claimed and left), through its PlayGame
-session, while the other seats move elsewhere (`croupier.human.play_seat`). A server with
-operator keys creates games only for them: every game croupier-play creates then carries the
-key from the environment, `CROUPIER_OPERATOR_KEY`.
+server's distribution, so this runs its `croupier.service.application.replay` as a process. With
+`--target`, `--open-seats` creates a game whose seats but yours (and `--bots`, the server's) are
+open and prints its name, its join code and the commands that play it, and `--list` prints the
+lobby. `--join CODE --game-name games/ID` claims the lowest open seat with the game's join code and
+plays it at the terminal; `--credential CREDENTIAL --game-name games/ID` plays a seat you hold (the
+one `--open-seats` kept for you, or one you claimed and left), through its PlayGame session, while
+the other seats move elsewhere (`croupier.human.play_seat`). A server with operator keys creates
+games only for them: every game croupier-play creates then carries the key from the environment,
+`CROUPIER_OPERATOR_KEY`.
 """
 
 from __future__ import annotations
@@ -325,7 +324,7 @@ def _play_a_seat(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         raise SystemExit(130) from None
 
 
-REPLAY_MODULE = "croupier.service.replay"
+REPLAY_MODULE = "croupier.service.application.replay"
 
 
 def _replay_file(path: Path) -> None:

@@ -69,7 +69,7 @@ export interface ScoreSheet {
 
 /** A game's module: registered in registry.ts under its game type. */
 export interface TableGame {
-  /** The game type (`vampire_queen`), as in engines/registry.py. */
+  /** The game type (`vampire_queen`), as in engines/croupier/engines/registry.py. */
   id: string;
   /** Its name in English and in Korean. */
   en: string;

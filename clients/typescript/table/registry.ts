@@ -1,4 +1,4 @@
-// The games the table draws: one line per game, its game type (engines/registry.py) as the
+// The games the table draws: one line per game, its game type (engines/croupier/engines/registry.py) as the
 // name of its module in games/. A game without a line here is still played, drawn plainly
 // (games.ts, `plain`). See docs/api.md, "Adding a game".
 

@@ -40,7 +40,7 @@ class _PigColorEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PigColor.Val
 class PigColor(_PigColor, metaclass=_PigColorEnumTypeWrapper):
     """Pig Mau Mau (`pig_mau_mau`, 2-5 seats, four races): Mau Mau where number cards move the pig
     of their colour on a race track, and players bet on the winning pig. Rules:
-    docs/games/pig_mau_mau.md (rule ids PM-x.y); engine: engines/pig_mau_mau.
+    docs/games/pig_mau_mau.md (rule ids PM-x.y); engine: engines/croupier/engines/pig_mau_mau.
 
     Card codes (an int32 `card` in moves and the state; views and events also give the decoded
     PigMauMauCard). The colour index c is 0 pink, 1 brown, 2 black, 3 beige (PigColor = c + 1).

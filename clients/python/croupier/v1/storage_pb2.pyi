@@ -82,7 +82,7 @@ class StoredGame(_message.Message):
 
     @_builtins.property
     def state(self) -> _any_pb2.Any:
-        """The engine's state, its own `<Game>State` message packed (service/games.py: state_of,
+        """The engine's state, its own `<Game>State` message packed (service/croupier/service/application/games.py: state_of,
         LoadedGame.encode). An Any rather than a oneof of the games so that adding a game edits no
         storage message (docs/decisions.md).
         """

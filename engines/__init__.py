@@ -1,1 +1,0 @@
-"""The rule engines: deterministic, free of I/O, one package per game (see engines/core)."""

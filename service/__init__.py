@@ -1,1 +1,0 @@
-"""The gRPC service: server, servicer, stores, credentials, views, errors and logging."""
