@@ -45,7 +45,11 @@ class EmbeddedRedisCluster:
     def __init__(
         self, masters: int = 3, replicas: int = 0, tls: tuple[Path, Path] | None = None
     ) -> None:
-        extra = ("--tls-cluster", "yes") if tls is not None else ()
+        extra: tuple[str, ...] = ("--tls-cluster", "yes") if tls is not None else ()
+        if replicas:
+            # A replica's first sync otherwise waits five seconds for more replicas to share it;
+            # until it is done its master does not take part in a manual failover.
+            extra += ("--repl-diskless-sync-delay", "0")
         self.nodes = [
             EmbeddedRedis(cluster_node=True, tls=tls, extra_args=extra)
             for _ in range(masters * (1 + replicas))
@@ -84,7 +88,9 @@ class EmbeddedRedisCluster:
         return redis.Redis(host="127.0.0.1", port=node.port)
 
     def wait_ok(self, timeout: float = 30.0) -> None:
-        """Until every node reports cluster_state:ok and agrees on the slots."""
+        """Until every node reports cluster_state:ok and agrees on the slots, and every replica
+        has made its first sync and is known as such by its master: before that, Redis answers
+        a replica's CLUSTER FAILOVER with OK and lets it time out, the master keeping its slots."""
         deadline = time.monotonic() + timeout
         while True:
             states = []
@@ -93,11 +99,56 @@ class EmbeddedRedisCluster:
                     continue
                 with self.client(node) as c:
                     states.append(c.cluster("INFO").get("cluster_state") == "ok")
-            if all(states):
+            if all(states) and self._replicas_ready():
                 return
             if time.monotonic() > deadline:
                 raise TimeoutError("the cluster did not become ok")
             time.sleep(0.1)
+
+    def _replicas_ready(self) -> bool:
+        views = {}  # each running node's CLUSTER NODES: id -> (flags, master id)
+        for node in self.nodes:
+            if node.process is None:
+                continue
+            with self.client(node) as c:
+                lines = c.execute_command("CLUSTER", "NODES").decode().splitlines()
+            fields = [line.split() for line in lines]
+            mine = next(f[0] for f in fields if "myself" in f[2])
+            views[mine] = (node, {f[0]: (f[2], f[3]) for f in fields})
+        for node_id, (node, view) in views.items():
+            flags, master_id = view[node_id]
+            if "slave" not in flags:
+                continue
+            with self.client(node) as c:
+                if c.info("replication").get("master_link_status") != "up":
+                    return False
+            if master_id in views and views[master_id][1].get(node_id, ("", ""))[1] != master_id:
+                return False
+        return True
+
+    def failover(self, replica: EmbeddedRedis, timeout: float = 15.0) -> None:
+        """CLUSTER FAILOVER on `replica`, until every node has it a master: Redis answers the
+        request at once and may still let it time out (TimeoutError here)."""
+        deadline = time.monotonic() + timeout
+        with self.client(replica) as c:
+            c.execute_command("CLUSTER", "FAILOVER")
+            replica_id = c.execute_command("CLUSTER", "MYID").decode()
+        while True:
+            masters = []
+            for node in self.nodes:
+                if node.process is None:
+                    continue
+                with self.client(node) as c:
+                    for line in c.execute_command("CLUSTER", "NODES").decode().splitlines():
+                        fields = line.split()
+                        if fields[0] == replica_id:
+                            masters.append("master" in fields[2])
+            if all(masters):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the failover to {replica.port} did not happen")
+            time.sleep(0.05)
+        self.wait_ok()
 
     def close(self) -> None:
         for node in self.nodes:

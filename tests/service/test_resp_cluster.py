@@ -56,6 +56,11 @@ def calls(port: int, command: str) -> int:
         return int(stats.get("calls", 0))
 
 
+def shard_subscribers(port: int, channel: str) -> int:
+    with redis.Redis(port=port) as c:
+        return int(c.execute_command("PUBSUB", "SHARDNUMSUB", channel)[1])
+
+
 def source_and_target(cluster: EmbeddedRedisCluster, slot: int) -> tuple[int, str, int, str]:
     """Port and id of the master serving `slot`, then of another master."""
     source_port, source_id = owner(cluster, slot)
@@ -348,14 +353,15 @@ def test_a_channel_follows_a_failover_of_its_master() -> None:
             replica = next(
                 node for node in replicated.nodes if _master_of(replicated, node) == old_id
             )
-            with replicated.client(replica) as c:
-                c.execute_command("CLUSTER", "FAILOVER")
-            for _ in range(200):
-                if owner(replicated, key_slot(channel))[0] != old_port:
-                    break
-                await asyncio.sleep(0.05)
-            replicated.wait_ok()
+            # In a thread: the subscriber's loop goes on meanwhile, as it would in production.
+            await asyncio.to_thread(replicated.failover, replica)
+            new_port, _ = owner(replicated, key_slot(channel))
+            assert new_port == replica.port
             await heard.until(lambda: heard.confirmed.count(channel) == 2)
+            # Subscribed on the new master, not on the old one (a replica now, which would still
+            # take the subscription).
+            await heard.until(lambda: shard_subscribers(new_port, channel) == 1)
+            await heard.until(lambda: shard_subscribers(old_port, channel) == 0)
             assert await client.execute_command("SPUBLISH", channel, b"after") == 1
             await heard.until(lambda: (channel, b"after") in heard.messages)
             await pubsub.aclose()
