@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 from binascii import crc_hqx
 from collections.abc import Awaitable, Callable, Sequence
@@ -70,6 +71,12 @@ BACKOFF = (0.0, 0.05, 0.1, 0.2, 0.4, 0.5, 0.5)
 # Commands whose second argument is not a key.
 KEYLESS = frozenset({"PING", "INFO", "CLUSTER", "SCRIPT", "TIME", "DBSIZE", "ECHO", "ASKING"})
 SCRIPTS = frozenset({"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"})
+# The pub/sub client's waits before placing dropped channels again (seconds), the half second
+# of `Subscriber.RECONNECT_DELAY` after these; and how many readings of the map that still name
+# the node that dropped a channel it waits out (about three seconds: a cluster's nodes learn of a
+# failover within a second or two).
+REPLACE_BACKOFF = (0.05, 0.1, 0.2, 0.4)
+STALE_READINGS = 10
 
 Address = tuple[str, int]
 
@@ -478,8 +485,16 @@ class ClusterSubscriber:
     changed is unsubscribed from the old master and subscribed on the new one; a master that
     drops a channel itself (its slot left it: Redis sends `sunsubscribe`), refuses one
     (`MOVED`), or whose connection is lost, has the map read again and its channels placed
-    again, every half second until they are. As with a single Redis, what was published
-    meanwhile is lost to this process, and its watchers fill the gap from the move log."""
+    again, with a growing wait (up to half a second) until they are. As with a single Redis,
+    what was published meanwhile is lost to this process, and its watchers fill the gap from the
+    move log.
+
+    The map read just after a node dropped a channel may come from a node that has not yet heard
+    of the failover or resharding, and still name the node that dropped it: that reading is not
+    followed (the node, a replica now, would take the subscription again), the map is read again
+    until it names another master, for a few seconds at most (the slot may also have come back).
+    A subscription is confirmed to the caller only from the node the map names the slot's
+    master; one confirmed elsewhere (the map changed meanwhile) is placed again."""
 
     def __init__(
         self,
@@ -497,6 +512,9 @@ class ClusterSubscriber:
         self._placed: dict[str, Subscriber] = {}  # each channel's
         self._replacing: asyncio.Task[None] | None = None
         self._stray: set[str] = set()  # channels to place again
+        # Channels a node dropped or redirected: that node's address, and the readings of the
+        # map that still named it since.
+        self._left: dict[str, tuple[str, int]] = {}
         client.map_listeners.append(self._follow)
 
     async def subscribe(self, channel: str) -> None:
@@ -510,6 +528,7 @@ class ClusterSubscriber:
 
     def unsubscribe(self, channel: str) -> None:
         self._stray.discard(channel)
+        self._left.pop(channel, None)
         subscriber = self._placed.pop(channel, None)
         if subscriber is not None:
             subscriber.unsubscribe(channel)
@@ -520,7 +539,7 @@ class ClusterSubscriber:
             subscriber = Subscriber(
                 node.endpoint,
                 self._delivered,
-                self._confirmed,
+                functools.partial(self._confirm, node.address),
                 connect_timeout=self._connect_timeout,
             )
             subscriber.on_lost = self._lost
@@ -537,12 +556,36 @@ class ClusterSubscriber:
         if self._stray:
             self._replace_later(0.0)
 
+    def _confirm(self, address: str, channel: str) -> None:
+        """A subscription confirmed by the node at `address`: handed on if that node is the
+        slot's master as the map has it, placed again otherwise."""
+        subscriber = self._placed.get(channel)
+        if subscriber is None or subscriber.address != address:
+            return  # moved or given up since; its new place confirms it
+        node = self._client.node_of_slot(key_slot(channel))
+        if node is not None and node.address != address:
+            # Not the master (the map changed while the subscription was on its way): a
+            # replica takes a subscription too, but it is not where it is wanted.
+            self._stray.add(channel)
+            self._replace_later(0.0, refresh=True)
+            return
+        self._confirmed(channel)
+
     def _lost(self, subscriber: Subscriber) -> None:
         self._stray.update(c for c, s in self._placed.items() if s is subscriber)
         self._replace_later(Subscriber.RECONNECT_DELAY, refresh=True)
 
     def _refused(self, subscriber: Subscriber, error: str, channels: list[str]) -> None:
-        self._stray.update(c for c in channels if self._placed.get(c) is subscriber)
+        moved = redirection(ResponseError(error)) if error else None
+        for channel in channels:
+            if self._placed.get(channel) is not subscriber:
+                continue
+            self._stray.add(channel)
+            # Dropped (`sunsubscribe`, no error) or redirected: the slot has left that node,
+            # whatever a map read soon after still says. Another error (the whole connection's
+            # channels) says nothing of where they belong.
+            if not error or (moved is not None and moved[1] == key_slot(channel)):
+                self._left[channel] = (subscriber.address, 0)
         self._replace_later(Subscriber.RECONNECT_DELAY if error else 0.0, refresh=True)
 
     def _replace_later(self, delay: float, *, refresh: bool = False) -> None:
@@ -550,20 +593,41 @@ class ClusterSubscriber:
             self._replacing = asyncio.ensure_future(self._replace(delay, refresh))
 
     async def _replace(self, delay: float, refresh: bool) -> None:
-        """Subscribe the stray channels on their masters, every half second until done."""
+        """Subscribe the stray channels on their masters, with a growing wait until done."""
+        waits = iter(REPLACE_BACKOFF)
         while self._stray:
             await asyncio.sleep(delay)
-            delay = Subscriber.RECONNECT_DELAY
+            delay = next(waits, Subscriber.RECONNECT_DELAY)
             try:
                 if refresh:
                     await self._client.refresh()
                 for channel in sorted(self._stray):
-                    if channel in self._placed:
+                    if channel not in self._placed:
+                        self._stray.discard(channel)
+                        self._left.pop(channel, None)
+                    elif self._stale(channel):
+                        refresh = True  # read again, after the next wait
+                    else:
                         await self.subscribe(channel)
-                    self._stray.discard(channel)
+                        self._stray.discard(channel)
+                        self._left.pop(channel, None)
             except (RedisConnectionError, ResponseError, TimeoutError) as exc:
                 log.warning("pubsub_error", error=type(exc).__name__, detail=str(exc))
                 refresh = True
+
+    def _stale(self, channel: str) -> bool:
+        """Whether the map still names, as `channel`'s master, the node that dropped it: a map
+        older than the failover or resharding that made it drop it. Believed after
+        `STALE_READINGS` readings (the slot came back to that node)."""
+        left = self._left.get(channel)
+        node = self._client.node_of_slot(key_slot(channel))
+        if left is None or node is None or node.address != left[0]:
+            return False
+        address, readings = left
+        if readings + 1 >= STALE_READINGS:
+            return False
+        self._left[channel] = (address, readings + 1)
+        return True
 
     async def aclose(self) -> None:
         if self._follow in self._client.map_listeners:
