@@ -14,7 +14,7 @@ from types import TracebackType
 import redis
 from redis.cluster import RedisCluster
 
-from croupier.service.store.embedded_redis import EmbeddedRedis
+from croupier.service.store.embedded_redis import LOG_FILE, EmbeddedRedis
 from croupier.service.store.redis_client import is_cluster_url
 
 
@@ -36,6 +36,10 @@ def direct_client(store_url: str) -> redis.Redis:
     if is_cluster_url(store_url):
         return RedisCluster.from_url(store_url.replace("+cluster", ""))  # type: ignore[return-value]
     return redis.Redis.from_url(store_url)
+
+
+# Redis gives up a manual failover after five seconds (CLUSTER_MF_TIMEOUT); a little more here.
+MANUAL_FAILOVER_TIMEOUT = 5.5
 
 
 class EmbeddedRedisCluster:
@@ -106,6 +110,8 @@ class EmbeddedRedisCluster:
             time.sleep(0.1)
 
     def _replicas_ready(self) -> bool:
+        """Every replica synced, and known as its master's replica by every node (the masters
+        vote on a failover: one that still has the replica a master refuses its vote)."""
         views = {}  # each running node's CLUSTER NODES: id -> (flags, master id)
         for node in self.nodes:
             if node.process is None:
@@ -122,17 +128,21 @@ class EmbeddedRedisCluster:
             with self.client(node) as c:
                 if c.info("replication").get("master_link_status") != "up":
                     return False
-            if master_id in views and views[master_id][1].get(node_id, ("", ""))[1] != master_id:
-                return False
+            for _, other in views.values():
+                other_flags, other_master = other.get(node_id, ("", ""))
+                if "slave" not in other_flags or other_master != master_id:
+                    return False
         return True
 
-    def failover(self, replica: EmbeddedRedis, timeout: float = 15.0) -> None:
-        """CLUSTER FAILOVER on `replica`, until every node has it a master: Redis answers the
-        request at once and may still let it time out (TimeoutError here)."""
+    def failover(self, replica: EmbeddedRedis, timeout: float = 20.0) -> None:
+        """CLUSTER FAILOVER on `replica`, until every node has it a master (TimeoutError if it
+        does not happen). Redis answers the request at once and gives it up after five seconds
+        if the election is not won (a vote refused): it is then asked again."""
         deadline = time.monotonic() + timeout
         with self.client(replica) as c:
-            c.execute_command("CLUSTER", "FAILOVER")
             replica_id = c.execute_command("CLUSTER", "MYID").decode()
+            c.execute_command("CLUSTER", "FAILOVER")
+        asked = time.monotonic()
         while True:
             masters = []
             for node in self.nodes:
@@ -146,7 +156,13 @@ class EmbeddedRedisCluster:
             if all(masters):
                 break
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the failover to {replica.port} did not happen")
+                log = (replica.folder / LOG_FILE).read_text().splitlines()[-8:]
+                raise TimeoutError(f"the failover to {replica.port} did not happen: {log}")
+            if time.monotonic() - asked > MANUAL_FAILOVER_TIMEOUT:
+                with self.client(replica) as c:
+                    if c.info("replication").get("role") == "slave":
+                        c.execute_command("CLUSTER", "FAILOVER")
+                asked = time.monotonic()
             time.sleep(0.05)
         self.wait_ok()
 
