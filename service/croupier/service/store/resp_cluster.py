@@ -13,13 +13,14 @@ one's path (one connection per node, group commit, hiredis) and adds only a slot
   KEYS), with the hash-tag rule: all of a game's keys carry `{id}` and so share one slot.
   Keyless commands go to any master; `ping` asks every master.
 - `MOVED slot host:port`: that slot is now served there; the command is sent again there and
-the whole map is read again (once, whatever the number of commands that saw it). `ASK slot
-host:port` (a slot half-way through a migration, the key already moved): `ASKING` and the command,
-in one write, to that node, for that command only. `TRYAGAIN` and `CLUSTERDOWN` (a migration's
-multi-key command, a failover under way): sent again after a short wait. A lost connection: the map
-is read again and the command sent again, a few times with a growing wait (the commit token of
-service/croupier/service/store/redis_store.py makes a re-sent write safe). A command that timed out
-is not sent again: the caller's deadline is what bounds it.
+  the whole map is read again (once, whatever the number of commands that saw it).
+- `ASK slot host:port` (a slot half-way through a migration, the key already moved): `ASKING`
+  and the command, in one write, to that node, for that command only.
+- `TRYAGAIN` and `CLUSTERDOWN` (a migration's multi-key command, a failover under way): sent
+  again after a short wait.
+- A lost connection: the map is read again and the command sent again, a few times with a
+  growing wait (the commit token of store/redis_store.py makes a re-sent write safe). A command
+  that timed out is not sent again: the caller's deadline is what bounds it.
 - A pipeline (a game's keys: one slot) is one write to one node; the commands of one that met a
   redirection or a lost connection are sent again one by one, as above.
 - A write followed by a wait (`execute_then_wait`, --durability) has its wait sent to the node
@@ -30,8 +31,8 @@ is not sent again: the caller's deadline is what bounds it.
   answers a TLS client's `CLUSTER SLOTS` with the nodes' TLS ports).
 
 Pub/sub: `ClusterSubscriber`, at the end, subscribes each channel on its slot's master (a
-`Subscriber` of service/croupier/service/store/resp.py per master) and moves it when the slot moves,
-told by this client's map (`map_listeners`) and by the masters themselves.
+`Subscriber` of store/resp.py per master) and moves it when the slot moves, told by this
+client's map (`map_listeners`) and by the masters themselves.
 """
 
 from __future__ import annotations
