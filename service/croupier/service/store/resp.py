@@ -40,7 +40,7 @@ import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 from urllib.parse import urlsplit
 
 import hiredis
@@ -518,10 +518,17 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
+class ExecutesMany(Protocol):
+    """A client that sends commands in one write: the lean client, or the cluster client (which
+    sends a pipeline of one game's keys to their slot's node)."""
+
+    async def execute_many(self, commands: Sequence[tuple[Arg, ...]]) -> list[Any]: ...
+
+
 class Pipeline:
     """Commands sent in one write, as redis-py's `pipeline(transaction=False)`."""
 
-    def __init__(self, client: RespClient) -> None:
+    def __init__(self, client: ExecutesMany) -> None:
         self._client = client
         self._commands: list[tuple[Arg, ...]] = []
 
@@ -532,7 +539,8 @@ class Pipeline:
         self._commands.append(("GET", key))
 
     async def execute(self) -> list[Any]:
-        return await self._client.execute_many(self._commands)
+        commands, self._commands = self._commands, []
+        return await self._client.execute_many(commands)
 
     async def __aenter__(self) -> Pipeline:
         return self

@@ -43,7 +43,6 @@ import functools
 import hashlib
 from binascii import crc_hqx
 from collections.abc import Awaitable, Callable, Sequence
-from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,6 +57,7 @@ from croupier.service.store.resp import (
     Confirmed,
     Delivered,
     Endpoint,
+    Pipeline,
     RespClient,
     Subscriber,
 )
@@ -403,8 +403,8 @@ class ClusterClient(Commands):
         replies = await asyncio.gather(*(master.ping() for master in self._masters))
         return all(replies)
 
-    def pipeline(self, transaction: bool = False) -> ClusterPipeline:
-        return ClusterPipeline(self)
+    def pipeline(self, transaction: bool = False) -> Pipeline:
+        return Pipeline(self)
 
     def register_script(self, script: str) -> Callable[..., Awaitable[Any]]:
         sha = hashlib.sha1(script.encode()).hexdigest()
@@ -423,35 +423,6 @@ class ClusterClient(Commands):
         self._nodes.clear()
         self._slots = [None] * SLOTS
         self._masters = []
-
-
-class ClusterPipeline:
-    """Commands sent together, as redis-py's `pipeline(transaction=False)`."""
-
-    def __init__(self, client: ClusterClient) -> None:
-        self._client = client
-        self._commands: list[tuple[Arg, ...]] = []
-
-    def hmget(self, key: str, *fields: str) -> None:
-        self._commands.append(("HMGET", key, *fields))
-
-    def get(self, key: str) -> None:
-        self._commands.append(("GET", key))
-
-    async def execute(self) -> list[Any]:
-        commands, self._commands = self._commands, []
-        return await self._client.execute_many(commands)
-
-    async def __aenter__(self) -> ClusterPipeline:
-        return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._commands.clear()
 
 
 def _text(key: Arg) -> str:
