@@ -162,34 +162,13 @@ def rpc_lines(calls: Sequence[tuple[RpcCall, float]]) -> None:
     write = _rpc_write
     if write is None:
         for call, latency in calls:
-            _structlog_line(
-                call.rpc,
-                call.outcome,
-                round(latency * 1000, 3),
-                call.game,
-                call.game_type,
-                call.seat,
-                call.move,
-                call.reason,
-                None if call.peer is None else client_address(call.peer),
-            )
+            _structlog_line(*_fields(call, latency))
         return
     stamp = _stamp()  # the lines are written at once: one time for all
     lines: list[str] = []
     size = 0
     for call, latency in calls:
-        line = _line(
-            call.rpc,
-            call.outcome,
-            round(latency * 1000, 3),
-            call.game,
-            call.game_type,
-            call.seat,
-            call.move,
-            call.reason,
-            None if call.peer is None else client_address(call.peer),
-            stamp,
-        )
+        line = _line(*_fields(call, latency), stamp)
         if size + len(line) > _WRITE_BYTES and lines:
             write("".join(lines))
             lines.clear()
@@ -197,6 +176,27 @@ def rpc_lines(calls: Sequence[tuple[RpcCall, float]]) -> None:
         lines.append(line)
         size += len(line)  # ASCII (ensure_ascii): a character is a byte
     write("".join(lines))
+
+
+_Fields = tuple[
+    str, str, float, str | None, str | None, int | None, str | None, str | None, str | None
+]
+
+
+def _fields(call: RpcCall, latency: float) -> _Fields:
+    """A call's line's fields, in the line's order (latency in milliseconds, the peer's address)."""
+    peer = None if call.peer is None else client_address(call.peer)
+    return (
+        call.rpc,
+        call.outcome,
+        round(latency * 1000, 3),
+        call.game,
+        call.game_type,
+        call.seat,
+        call.move,
+        call.reason,
+        peer,
+    )
 
 
 def _structlog_line(
